@@ -1,0 +1,50 @@
+/**
+ * The environment contract between the construct (lib/) and the consumer handler (lambdas/).
+ * Both import these names, so a renamed variable cannot drift between deploy and runtime.
+ */
+export const ENV = {
+  /** Name of the attempts (ledger) table. */
+  attemptsTable: 'PQ_ATTEMPTS_TABLE',
+  /** Name of the quarantine records table. */
+  quarantineTable: 'PQ_QUARANTINE_TABLE',
+  /** Name of the quarantine content bucket. */
+  quarantineBucket: 'PQ_QUARANTINE_BUCKET',
+  /** Name of the control-state table (breaker, isolation trial, failure window, freeze). */
+  controlTable: 'PQ_CONTROL_TABLE',
+  /** ARN of the operations state machine. */
+  stateMachineArn: 'PQ_STATE_MACHINE_ARN',
+  /** URL of the source queue (for visibility changes and replays). */
+  sourceQueueUrl: 'PQ_SOURCE_QUEUE_URL',
+  /** ARN of the source queue (recorded as evidence). */
+  sourceQueueArn: 'PQ_SOURCE_QUEUE_ARN',
+  /** Whether the source queue is FIFO ("true" / "false"). */
+  fifo: 'PQ_FIFO',
+  /** Charged attempts before quarantine. */
+  attemptLimit: 'PQ_ATTEMPT_LIMIT',
+  /** Records processed at once inside one execution environment. */
+  inProcessConcurrency: 'PQ_IN_PROCESS_CONCURRENCY',
+  /** Retries of a transient error before the message is quarantined. */
+  transientRetries: 'PQ_TRANSIENT_RETRIES',
+  /** Base of the exponential backoff for transient retries, in seconds. */
+  backoffBaseSeconds: 'PQ_BACKOFF_BASE_SECONDS',
+  /** Outage detection: failure events on distinct keys that trip the breaker. */
+  outageFailureThreshold: 'PQ_OUTAGE_FAILURE_THRESHOLD',
+  /** Outage detection window, in seconds. */
+  outageWindowSeconds: 'PQ_OUTAGE_WINDOW_SECONDS',
+  /** Messages without a crash that end an isolation trial. */
+  isolationTrialMessages: 'PQ_ISOLATION_TRIAL_MESSAGES',
+  /** Share (0..1) of recent messages quarantined above which quarantine stops and the consumer pauses. */
+  quarantineShareThreshold: 'PQ_QUARANTINE_SHARE_THRESHOLD',
+  /** How many recent messages the quarantine share is computed over. */
+  quarantineShareWindow: 'PQ_QUARANTINE_SHARE_WINDOW',
+  /** How long a control-state read is cached per execution environment, in seconds. */
+  controlCacheSeconds: 'PQ_CONTROL_CACHE_SECONDS',
+  /** Days a ledger item is kept after its last attempt (DynamoDB TTL). */
+  ledgerRetentionDays: 'PQ_LEDGER_RETENTION_DAYS',
+  /** Optional: a JSON-pointer-like path into a JSON body used as the message key (default: messageId). */
+  messageKeyPath: 'PQ_MESSAGE_KEY_PATH',
+  /** Optional endpoint override for every AWS client (the embedded local AWS, LocalStack). */
+  endpoint: 'AWS_ENDPOINT_URL',
+} as const;
+
+export type EnvName = (typeof ENV)[keyof typeof ENV];
