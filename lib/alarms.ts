@@ -1,0 +1,83 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** Namespace of the metrics poison-quarantine derives from its consumer's logs. */
+export const METRIC_NAMESPACE = 'PoisonQuarantine';
+/** The structured log line the consumer writes when it quarantines a message. */
+export const QUARANTINED_LOG_EVENT = 'quarantined';
+
+export interface QuarantineAlarmsProps {
+  readonly topic: sns.ITopic;
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue?: sqs.IQueue;
+  readonly consumer: lambda.IFunction;
+  readonly consumerLogGroup: logs.ILogGroup;
+  readonly oldestMessageAge: Duration;
+}
+
+/** What an operator must hear about, each alarm sent to the topic. */
+export class QuarantineAlarms extends Construct {
+  public readonly alarms: cloudwatch.Alarm[] = [];
+  private readonly action: actions.SnsAction;
+
+  constructor(scope: Construct, id: string, props: QuarantineAlarmsProps) {
+    super(scope, id);
+    this.action = new actions.SnsAction(props.topic);
+    // A metric filter, not an SDK call: counting quarantines costs the consumer nothing.
+    const quarantined = new logs.MetricFilter(this, 'QuarantinedFilter', {
+      logGroup: props.consumerLogGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.event', '=', QUARANTINED_LOG_EVENT),
+      metricNamespace: METRIC_NAMESPACE,
+      metricName: 'Quarantined',
+      metricValue: '1',
+      dimensions: { Queue: '$.sourceQueue' },
+    });
+    this.add('Quarantined', 'A message was quarantined: an operator decides what happens to it.', {
+      metric: quarantined.metric({ statistic: 'Sum', period: Duration.minutes(1) }),
+      threshold: 0,
+    });
+    if (props.deadLetterQueue) {
+      this.add('BackstopNotEmpty', 'The native backstop queue holds messages our ledger could not handle.', {
+        metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+        }),
+        threshold: 0,
+      });
+    }
+    this.add(
+      'OldestMessageAge',
+      'The oldest source message is older than the stated age: consumption may be paused.',
+      {
+        metric: props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1) }),
+        threshold: props.oldestMessageAge.toSeconds(),
+      },
+    );
+    this.add('ConsumerErrors', 'The consumer function failed invocations (crashes, timeouts, stops).', {
+      metric: props.consumer.metricErrors({ period: Duration.minutes(1) }),
+      threshold: 0,
+    });
+  }
+
+  private add(
+    id: string,
+    description: string,
+    spec: { metric: cloudwatch.IMetric; threshold: number },
+  ): void {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      alarmDescription: description,
+      metric: spec.metric,
+      threshold: spec.threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.action);
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,65 @@
+import * as path from 'node:path';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** The module specifier the consumer handler imports the user's processing module by. */
+export const PROCESSOR_MODULE_ALIAS = 'pq-user-processor';
+
+const HANDLER_ENTRY = path.join(__dirname, '..', 'lambdas', 'handlers', 'consumer.ts');
+
+export interface ConsumerFunctionProps {
+  readonly processorEntry: string;
+  readonly timeout: Duration;
+  readonly memorySize: number;
+  readonly logRetention: logs.RetentionDays;
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/**
+ * The consumer: the project's wrapper (lambdas/handlers/consumer.ts) bundled together with the
+ * user's processing module by a local esbuild (no Docker). Defaults: arm64 (cheaper per GB-s),
+ * the newest Node.js runtime aws-cdk-lib knows, source maps for readable stack traces in the
+ * quarantine evidence, its own log group with retention, and a role that may write only there.
+ */
+export class ConsumerFunction extends nodejs.NodejsFunction {
+  constructor(scope: Construct, id: string, props: ConsumerFunctionProps) {
+    const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // An explicit role instead of AWSLambdaBasicExecutionRole: logs go to this log group only.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'poison-quarantine consumer',
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    super(scope, id, {
+      entry: HANDLER_ENTRY,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_LATEST,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: props.timeout,
+      memorySize: props.memorySize,
+      logGroup,
+      role,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: {
+        sourceMap: true,
+        // The AWS SDK is bundled rather than taken from the runtime, so the version tested here
+        // is the version that runs.
+        externalModules: [],
+        esbuildArgs: { [`--alias:${PROCESSOR_MODULE_ALIAS}`]: path.resolve(props.processorEntry) },
+      },
+    });
+  }
+}

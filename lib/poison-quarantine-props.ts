@@ -1,0 +1,241 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { DEFAULTS } from '../contract/defaults';
+
+/** Properties of {@link PoisonQuarantine}. */
+export interface PoisonQuarantineProps {
+  /**
+   * Path of the user's processing module: it exports `process(message, ctx)` and optionally
+   * `classify(error)` (see lambdas/consumer/types.ts). Bundled into the consumer by esbuild.
+   */
+  readonly processorEntry: string;
+
+  /**
+   * An existing source queue. Give either this or the queue settings (`fifo`,
+   * `visibilityTimeout`, `backstopMaxReceiveCount`), never both.
+   * @default - a new queue: SQS-managed encryption, SSL only, 14-day retention, 1 MiB messages,
+   * and a backstop dead-letter queue.
+   */
+  readonly queue?: sqs.IQueue;
+
+  /**
+   * Create a FIFO source queue (and FIFO backstop queue).
+   * @default false
+   */
+  readonly fifo?: boolean;
+
+  /**
+   * Visibility timeout of the created source queue; at least 6x `consumerTimeout`.
+   * @default - 6x `consumerTimeout`
+   */
+  readonly visibilityTimeout?: Duration;
+
+  /**
+   * Receives after which SQS itself moves a message to the backstop queue. Our ledger decides
+   * poison long before; this only catches what the ledger could not handle. At least 10.
+   * @default 10
+   */
+  readonly backstopMaxReceiveCount?: number;
+
+  /**
+   * Charged attempts before a message is quarantined (rule 2).
+   * @default 3
+   */
+  readonly attemptLimit?: number;
+
+  /**
+   * Retries of a transient error before the message is quarantined (rule 9).
+   * @default 3
+   */
+  readonly transientRetries?: number;
+
+  /**
+   * Failure events on this many distinct messages within `outageWindow` pause consumption (rule 7).
+   * @default 3
+   */
+  readonly outageFailureThreshold?: number;
+
+  /**
+   * The window of `outageFailureThreshold`.
+   * @default Duration.seconds(60)
+   */
+  readonly outageWindow?: Duration;
+
+  /**
+   * Messages without a crash that end an isolation trial (rule 6).
+   * @default 20
+   */
+  readonly isolationTrialMessages?: number;
+
+  /**
+   * Share (0 < share < 1) of recent messages quarantined above which automatic quarantine stops
+   * and consumption pauses (rule 11b).
+   * @default 0.2
+   */
+  readonly quarantineShareThreshold?: number;
+
+  /**
+   * How many recent messages the quarantine share is computed over.
+   * @default 50
+   */
+  readonly quarantineShareWindow?: number;
+
+  /**
+   * A dotted path into a JSON body whose value identifies the message across redeliveries and
+   * re-sends (for example `order.id`). A body without it falls back to the SQS messageId.
+   * @default - the SQS messageId
+   */
+  readonly messageKeyPath?: string;
+
+  /**
+   * Timeout of the consumer function.
+   * @default Duration.seconds(30)
+   */
+  readonly consumerTimeout?: Duration;
+
+  /**
+   * Memory of the consumer function, in MiB.
+   * @default 512
+   */
+  readonly memorySize?: number;
+
+  /**
+   * Records per invocation (1..10,000; FIFO 1..10).
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long the event source gathers records before invoking (0..300 s; not for FIFO).
+   * @default - no batching window
+   */
+  readonly maxBatchingWindow?: Duration;
+
+  /**
+   * Maximum concurrent invocations the event source mapping makes (2..1000).
+   * @default 2
+   */
+  readonly maxConcurrency?: number;
+
+  /**
+   * Records processed at once inside one invocation. Above 1, a crash can no longer be pinned on
+   * one message (rule 6) and an isolation trial brings it back to 1.
+   * @default 1
+   */
+  readonly inProcessConcurrency?: number;
+
+  /**
+   * Extra environment variables for the user's processing module.
+   * @default - none
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+
+  /**
+   * Topic that alarms and operator notifications go to.
+   * @default - a new topic encrypted with a new customer-managed key
+   */
+  readonly alarmTopic?: sns.ITopic;
+
+  /**
+   * Age of the oldest source message that raises an alarm.
+   * @default Duration.minutes(15)
+   */
+  readonly oldestMessageAgeAlarm?: Duration;
+
+  /**
+   * Turn on S3 Object Lock (governance mode) for quarantined content.
+   * @default false
+   */
+  readonly objectLock?: boolean;
+
+  /**
+   * Where S3 server access logs of the quarantine bucket go.
+   * @default - no server access logs (CloudTrail data events are the audit trail)
+   */
+  readonly serverAccessLogsBucket?: s3.IBucket;
+
+  /**
+   * What happens to the tables and bucket when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * Checks every prop and throws once, listing every problem with the value given, so a user
+ * fixes them in one round.
+ */
+export function validateProps(props: PoisonQuarantineProps): void {
+  const errors: string[] = [];
+  const integer = (name: string, value: number | undefined, min: number, max: number) => {
+    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
+      errors.push(`${name} must be an integer from ${min} to ${max} (given ${value})`);
+    }
+  };
+  integer('attemptLimit', props.attemptLimit, 1, 100);
+  integer('transientRetries', props.transientRetries, 0, 20);
+  integer('outageFailureThreshold', props.outageFailureThreshold, 2, 1000);
+  integer('isolationTrialMessages', props.isolationTrialMessages, 1, 10_000);
+  integer('quarantineShareWindow', props.quarantineShareWindow, 1, 10_000);
+  integer('memorySize', props.memorySize, 128, 10_240);
+  integer('maxConcurrency', props.maxConcurrency, 2, 1000);
+  integer('inProcessConcurrency', props.inProcessConcurrency, 1, 100);
+  integer('backstopMaxReceiveCount', props.backstopMaxReceiveCount, 10, 1000);
+
+  const fifo = props.queue?.fifo ?? props.fifo ?? false;
+  integer('batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
+  const share = props.quarantineShareThreshold;
+  if (share !== undefined && !(share > 0 && share < 1)) {
+    errors.push(`quarantineShareThreshold must be between 0 and 1, exclusive (given ${share})`);
+  }
+
+  const consumerTimeout = props.consumerTimeout ?? Duration.seconds(DEFAULTS.consumerTimeoutSeconds);
+  if (consumerTimeout.toSeconds() < 1 || consumerTimeout.toSeconds() > 900) {
+    errors.push(`consumerTimeout must be from 1 to 900 seconds (given ${consumerTimeout.toSeconds()} s)`);
+  }
+  const visibility = props.visibilityTimeout;
+  if (visibility !== undefined) {
+    const minimum = consumerTimeout.toSeconds() * DEFAULTS.visibilityTimeoutFactor;
+    if (visibility.toSeconds() < minimum) {
+      errors.push(
+        `visibilityTimeout must be at least ${DEFAULTS.visibilityTimeoutFactor}x consumerTimeout ` +
+          `(given visibilityTimeout ${visibility.toSeconds()} s, consumerTimeout ${consumerTimeout.toSeconds()} s)`,
+      );
+    }
+    if (visibility.toSeconds() > 43_200) {
+      errors.push(`visibilityTimeout must be at most 43200 seconds (given ${visibility.toSeconds()} s)`);
+    }
+  }
+  const window = props.maxBatchingWindow?.toSeconds();
+  if (window !== undefined && (window < 0 || window > 300)) {
+    errors.push(`maxBatchingWindow must be from 0 to 300 seconds (given ${window} s)`);
+  }
+  if (window !== undefined && window > 0 && fifo) {
+    errors.push(`maxBatchingWindow is not supported for FIFO queues (given ${window} s)`);
+  }
+  const outageWindow = props.outageWindow?.toSeconds();
+  if (outageWindow !== undefined && (outageWindow < 1 || outageWindow > 3600)) {
+    errors.push(`outageWindow must be from 1 to 3600 seconds (given ${outageWindow} s)`);
+  }
+  if (props.queue) {
+    const queueSettings = (['fifo', 'visibilityTimeout', 'backstopMaxReceiveCount'] as const).filter(
+      (name) => props[name] !== undefined,
+    );
+    if (queueSettings.length > 0) {
+      errors.push(
+        `give either queue or queue settings, not both (given queue and ${queueSettings.join(', ')})`,
+      );
+    }
+  }
+  if (
+    props.messageKeyPath !== undefined &&
+    !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(props.messageKeyPath)
+  ) {
+    errors.push(`messageKeyPath must be a dotted path like "order.id" (given "${props.messageKeyPath}")`);
+  }
+  if (errors.length > 0) {
+    throw new Error(`Invalid PoisonQuarantine props:\n- ${errors.join('\n- ')}`);
+  }
+}

@@ -1,0 +1,17 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { DemoStack } from '../../lib/demo-stack';
+
+describe('cdk-nag AwsSolutions over the demo stack', () => {
+  it('has no unacknowledged findings', () => {
+    // Prepare
+    const app = new App();
+    new DemoStack(app, 'Demo');
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    // Act
+    const act = () => app.synth();
+    // Assess
+    expect(act).not.toThrow();
+  });
+});

@@ -1,0 +1,319 @@
+import { Duration } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../contract/defaults';
+import { ENV } from '../../contract/env';
+import { PoisonQuarantine } from '../../lib/poison-quarantine';
+import { actionsOf, FIXTURE_PROCESSOR, pipelineStack, statementsOfRole, synthPipeline } from './synth';
+
+describe('PoisonQuarantine with default props', () => {
+  const { template } = synthPipeline();
+
+  it('creates an encrypted, SSL-only source queue with a backstop redrive of 10 and 1 MiB messages', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86_400,
+      MaximumMessageSize: 1_048_576,
+      VisibilityTimeout: 6 * DEFAULTS.consumerTimeoutSeconds,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 10 },
+    });
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.resourcePropertiesCountIs(
+      'AWS::SQS::QueuePolicy',
+      {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      },
+      2,
+    );
+  });
+
+  it('bundles the consumer for arm64 on the newest Node.js runtime with its own log group', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Timeout: DEFAULTS.consumerTimeoutSeconds,
+      MemorySize: DEFAULTS.consumerMemoryMiB,
+      LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('hands every table, bucket, queue and the state machine to the consumer through the shared env names', () => {
+    const env = template.findResources('AWS::Lambda::Function');
+    const variables = Object.values(env)[0].Properties.Environment.Variables;
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining([
+        ENV.attemptsTable,
+        ENV.controlTable,
+        ENV.quarantineTable,
+        ENV.quarantineBucket,
+        ENV.stateMachineArn,
+        ENV.sourceQueueUrl,
+        ENV.sourceQueueArn,
+        ENV.fifo,
+        ENV.attemptLimit,
+        ENV.inProcessConcurrency,
+      ]),
+    );
+    expect(variables[ENV.attemptLimit]).toBe('3');
+    expect(variables[ENV.fifo]).toBe('false');
+  });
+
+  it('maps the queue with partial batch responses, batch size and maximum concurrency', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: DEFAULTS.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: DEFAULTS.maxConcurrency },
+    });
+  });
+
+  it('keeps attempts on demand with TTL, PITR and the sparse byEnv index', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      GlobalSecondaryIndexes: [
+        Match.objectLike({ IndexName: 'byEnv', KeySchema: [{ AttributeName: 'envId', KeyType: 'HASH' }] }),
+      ],
+    });
+  });
+
+  it('keeps control state keyed by pk and sk with TTL', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('lists quarantine records by status and time', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      GlobalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: 'byStatus',
+          KeySchema: [
+            { AttributeName: 'status', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
+        }),
+      ],
+    });
+  });
+
+  it('keeps quarantined content private, versioned, encrypted and SSL-only, without Object Lock by default', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      VersioningConfiguration: { Status: 'Enabled' },
+      BucketEncryption: Match.objectLike({
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      }),
+      LifecycleConfiguration: {
+        Rules: [Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 90 }, Status: 'Enabled' })],
+      },
+      ObjectLockEnabled: false,
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('retains tables and bucket on stack deletion', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+  });
+
+  it('lets the consumer put quarantine objects but never read or delete them', () => {
+    const actions = actionsOf(statementsOfRole(template, 'ConsumerRole'));
+    expect(actions).toContain('s3:PutObject');
+    expect(actions.filter((action) => /^s3:(Get|Delete|List)/.test(action))).toEqual([]);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'states:StartExecution']));
+  });
+
+  it('runs a Standard, traced state machine whose logs exclude execution data', () => {
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: Match.objectLike({ IncludeExecutionData: false, Level: 'ALL' }),
+    });
+  });
+
+  it('lets the state machine update only this mapping, this quarantine table and this topic', () => {
+    const statements = statementsOfRole(template, 'OperationsRole');
+    const resourceOf = (action: string) => statements.find((s) => actionsOf([s]).includes(action))?.Resource;
+    expect(JSON.stringify(resourceOf('lambda:updateEventSourceMapping'))).toMatch(
+      /event-source-mapping:.*PipelineConsumerSqsEventSource/,
+    );
+    expect(resourceOf('dynamodb:updateItem')).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/QuarantineRecords/), 'Arn'],
+    });
+    expect(resourceOf('sns:Publish')).toEqual({ Ref: expect.stringMatching(/Topic/) });
+  });
+
+  it('encrypts the operator topic with a rotating customer-managed key', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it('alarms on quarantines, a non-empty backstop, old messages and consumer errors, all to the topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    for (const metricName of [
+      'Quarantined',
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateAgeOfOldestMessage',
+      'Errors',
+    ]) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: metricName,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('Topic') }],
+      });
+    }
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.event = "quarantined" }',
+      MetricTransformations: [
+        Match.objectLike({ MetricNamespace: 'PoisonQuarantine', MetricName: 'Quarantined' }),
+      ],
+    });
+  });
+});
+
+describe('PoisonQuarantine options', () => {
+  it('creates FIFO source and backstop queues', () => {
+    const { template } = synthPipeline({ fifo: true, batchSize: 10 });
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { FifoQueue: true }, 2);
+    template.hasResourceProperties('AWS::SQS::Queue', { FifoQueue: true, ContentBasedDeduplication: true });
+  });
+
+  it('turns on Object Lock when asked', () => {
+    const { template } = synthPipeline({ objectLock: true });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      ObjectLockEnabled: true,
+      ObjectLockConfiguration: {
+        ObjectLockEnabled: 'Enabled',
+        Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 30 } },
+      },
+    });
+  });
+
+  it('passes tuning props to the event source and the runtime', () => {
+    const { template } = synthPipeline({
+      attemptLimit: 5,
+      batchSize: 25,
+      maxConcurrency: 7,
+      maxBatchingWindow: Duration.seconds(4),
+      inProcessConcurrency: 4,
+      messageKeyPath: 'order.id',
+      consumerTimeout: Duration.seconds(10),
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 25,
+      MaximumBatchingWindowInSeconds: 4,
+      ScalingConfig: { MaximumConcurrency: 7 },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 10,
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.attemptLimit]: '5',
+          [ENV.inProcessConcurrency]: '4',
+          [ENV.messageKeyPath]: 'order.id',
+        }),
+      },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 60 });
+  });
+
+  it('grants an operator content reads, task answers, replays and mapping control', () => {
+    const { stack, pipeline } = pipelineStack();
+    const role = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
+    pipeline.grantOperator(role);
+    const template = Template.fromStack(stack);
+    const statements = statementsOfRole(template, 'OnCall');
+    const actions = actionsOf(statements);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        's3:GetObject*',
+        'states:SendTaskSuccess',
+        'states:SendTaskFailure',
+        'lambda:UpdateEventSourceMapping',
+        'sqs:SendMessage',
+        'dynamodb:UpdateItem',
+      ]),
+    );
+    expect(
+      statements.find((statement) => [statement.Action].flat().includes('states:SendTaskSuccess'))?.Resource,
+    ).toBe('*');
+  });
+});
+
+describe('PoisonQuarantine prop validation', () => {
+  it.each([
+    [{ attemptLimit: 0 }, /attemptLimit must be an integer from 1 to 100 \(given 0\)/],
+    [
+      { backstopMaxReceiveCount: 3 },
+      /backstopMaxReceiveCount must be an integer from 10 to 1000 \(given 3\)/,
+    ],
+    [{ maxConcurrency: 1 }, /maxConcurrency must be an integer from 2 to 1000 \(given 1\)/],
+    [{ batchSize: 20, fifo: true }, /batchSize must be an integer from 1 to 10 \(given 20\)/],
+    [
+      { quarantineShareThreshold: 1.5 },
+      /quarantineShareThreshold must be between 0 and 1, exclusive \(given 1.5\)/,
+    ],
+    [
+      { consumerTimeout: Duration.seconds(30), visibilityTimeout: Duration.seconds(60) },
+      /visibilityTimeout must be at least 6x consumerTimeout \(given visibilityTimeout 60 s, consumerTimeout 30 s\)/,
+    ],
+    [
+      { consumerTimeout: Duration.seconds(901) },
+      /consumerTimeout must be from 1 to 900 seconds \(given 901 s\)/,
+    ],
+    [
+      { maxBatchingWindow: Duration.seconds(301) },
+      /maxBatchingWindow must be from 0 to 300 seconds \(given 301 s\)/,
+    ],
+    [
+      { fifo: true, maxBatchingWindow: Duration.seconds(5) },
+      /maxBatchingWindow is not supported for FIFO queues \(given 5 s\)/,
+    ],
+    [{ messageKeyPath: 'a..b' }, /messageKeyPath must be a dotted path like "order.id" \(given "a..b"\)/],
+    [{ memorySize: 64 }, /memorySize must be an integer from 128 to 10240 \(given 64\)/],
+  ])('rejects %o', (props, message) => {
+    expect(() => pipelineStack(props)).toThrow(message);
+  });
+
+  it('lists every problem at once', () => {
+    expect(() => pipelineStack({ attemptLimit: 0, maxConcurrency: 1, inProcessConcurrency: 0 })).toThrow(
+      /attemptLimit[\s\S]*maxConcurrency[\s\S]*inProcessConcurrency/,
+    );
+  });
+
+  it('refuses an existing queue together with queue settings', () => {
+    const { stack } = pipelineStack();
+    const queue = new sqs.Queue(stack, 'Mine');
+    expect(
+      () => new PoisonQuarantine(stack, 'Again', { processorEntry: FIXTURE_PROCESSOR, queue, fifo: false }),
+    ).toThrow(/give either queue or queue settings, not both \(given queue and fifo\)/);
+  });
+});

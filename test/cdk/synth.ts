@@ -1,0 +1,34 @@
+import * as path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { PoisonQuarantine, type PoisonQuarantineProps } from '../../lib/poison-quarantine';
+
+export const FIXTURE_PROCESSOR = path.join(__dirname, 'fixtures', 'processor.ts');
+
+/** A stack holding one PoisonQuarantine with the fixture processor and the given props. */
+export function pipelineStack(props: Partial<PoisonQuarantineProps> = {}) {
+  const app = new App();
+  const stack = new Stack(app, 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+  const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props });
+  return { app, stack, pipeline };
+}
+
+export function synthPipeline(props: Partial<PoisonQuarantineProps> = {}) {
+  const built = pipelineStack(props);
+  return { ...built, template: Template.fromStack(built.stack) };
+}
+
+export interface PolicyStatement {
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+}
+
+/** Every statement of the inline policies attached to roles whose logical id matches. */
+export function statementsOfRole(template: Template, rolePattern: string): PolicyStatement[] {
+  const policies = template.findResources('AWS::IAM::Policy', {
+    Properties: { Roles: [{ Ref: Match.stringLikeRegexp(rolePattern) }] },
+  });
+  return Object.values(policies).flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+}
+
+export const actionsOf = (statements: PolicyStatement[]) => statements.flatMap((s) => [s.Action].flat());
