@@ -28,14 +28,16 @@ function violations(dir: string, forbidden: (specifier: string, file: string) =>
 }
 
 const resolvesInto = (specifier: string, file: string, folder: string) =>
-  specifier.startsWith('.') && path.resolve(path.dirname(file), specifier).startsWith(path.join(root, folder));
+  specifier.startsWith('.') &&
+  path.resolve(path.dirname(file), specifier).startsWith(path.join(root, folder));
 
 describe('the direction of dependencies', () => {
   it('keeps infrastructure out of the runtime: nothing under lambdas/ imports aws-cdk-lib, constructs or lib/', () => {
     expect(
       violations(
         'lambdas',
-        (specifier, file) => /^(aws-cdk-lib|constructs)(\/|$)/.test(specifier) || resolvesInto(specifier, file, 'lib'),
+        (specifier, file) =>
+          /^(aws-cdk-lib|constructs)(\/|$)/.test(specifier) || resolvesInto(specifier, file, 'lib'),
       ),
     ).toEqual([]);
   });

@@ -1,0 +1,28 @@
+/**
+ * The breaker and isolation state, read once per `controlCacheSeconds` per execution
+ * environment (one BatchGetItem), never per message.
+ */
+import type { ControlSnapshot, ControlState } from '../adapters/control-state';
+
+export class ControlCache {
+  private cached?: { readonly at: number; readonly snapshot: ControlSnapshot };
+
+  constructor(
+    private readonly control: ControlState,
+    private readonly ttlMs: number,
+    private readonly now: () => Date,
+  ) {}
+
+  async get(): Promise<ControlSnapshot> {
+    const at = this.now().getTime();
+    if (!this.cached || at - this.cached.at >= this.ttlMs) {
+      this.cached = { at, snapshot: await this.control.snapshot() };
+    }
+    return this.cached.snapshot;
+  }
+
+  /** Forget the snapshot after this environment changed the state itself. */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The composition root: configuration, clients, adapters and the logger, built once per
+ * execution environment (cold start), and the SQS handler that uses them.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { AttemptLedger } from '../adapters/attempt-ledger';
+import { type ClientOptions, createClients } from '../adapters/clients';
+import { ControlState } from '../adapters/control-state';
+import { Operations } from '../adapters/operations';
+import { QuarantineWriter } from '../adapters/quarantine-writer';
+import { SourceQueue } from '../adapters/source-queue';
+import { type Environment, parseConfig } from '../core/config';
+import { handleBatch } from './batch';
+import { CallMeter } from './call-meter';
+import { ControlCache } from './control-cache';
+import type { ConsumerDeps } from './deps';
+import { ShareWindow } from './share-window';
+import type { ProcessorModule } from './types';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+export interface ConsumerOptions {
+  readonly processor: ProcessorModule;
+  /** The environment to read the configuration from (contract/env.ts names). */
+  readonly env: Environment;
+  readonly clientOptions?: ClientOptions;
+  readonly logger?: Logger;
+}
+
+export function createConsumer(options: ConsumerOptions): SqsHandler {
+  // Throws a ConfigError naming every bad variable: a cold start with bad config must fail.
+  const config = parseConfig(options.env);
+  const clients = createClients(options.clientOptions);
+  const meter = new CallMeter();
+  meter.attach('dynamodb', clients.dynamodb);
+  meter.attach('s3', clients.s3);
+  meter.attach('sqs', clients.sqs);
+  meter.attach('sfn', clients.sfn);
+  const functionName = options.env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
+  const deps: ConsumerDeps = {
+    config,
+    processor: options.processor,
+    ledger: new AttemptLedger(clients.dynamodb, config.attemptsTable),
+    control: new ControlState(clients.dynamodb, config.controlTable),
+    quarantine: new QuarantineWriter(clients.s3, clients.dynamodb, config.quarantineBucket, config.quarantineTable),
+    operations: new Operations(clients.sfn, config.stateMachineArn),
+    queue: new SourceQueue(clients.sqs, config.sourceQueueUrl),
+    logger: options.logger ?? new Logger({ serviceName: 'poison-quarantine' }),
+    meter,
+    envId: `${functionName}:${randomUUID()}`,
+    now: () => new Date(),
+    newId: randomUUID,
+    random: Math.random,
+  };
+  const state = {
+    cache: new ControlCache(deps.control, config.controlCacheSeconds * 1000, deps.now),
+    shares: new ShareWindow(config.policy),
+  };
+  return (event, context) => handleBatch(deps, state, event, context);
+}

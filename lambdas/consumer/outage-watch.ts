@@ -1,0 +1,44 @@
+/**
+ * Rule 7, runtime side: failure events (transient errors, crashes) are written to the control
+ * table; when distinct keys pile up inside the window, the breaker trips once (a conditional
+ * write picks one winner) and the winner starts the state machine's pause path, named by the
+ * breaker epoch so a retry cannot start a second pause. Rule 11 stops use the same path with
+ * `stop`: no automatic resume.
+ */
+import type { PauseReason } from '../core/breaker';
+import { evaluateOutage } from '../core/outage';
+import type { ConsumerDeps } from './deps';
+
+/** Records one failure event; returns true when consumption is (now) paused. */
+export async function reportFailureEvent(
+  deps: ConsumerDeps,
+  event: { readonly key: string; readonly kind: 'transient' | 'crash' },
+): Promise<boolean> {
+  const now = deps.now();
+  const { policy } = deps.config;
+  await deps.control.recordFailureEvent({
+    key: event.key,
+    kind: event.kind,
+    at: now,
+    eventId: deps.newId(),
+    expiresAt: Math.floor(now.getTime() / 1000) + policy.outageWindowSeconds * 10,
+  });
+  const since = new Date(now.getTime() - policy.outageWindowSeconds * 1000);
+  const verdict = evaluateOutage(await deps.control.failuresSince(since), now.getTime(), policy);
+  if (!verdict.trip) return false;
+  deps.logger.warn('outage suspected: pausing consumption', {
+    event: 'outage-detected',
+    distinctKeys: verdict.distinctKeys.length,
+  });
+  await pauseConsumption(deps, 'outage', false);
+  return true;
+}
+
+/** Trips the breaker and, if this call won, starts the pause execution. */
+export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason, stop: boolean): Promise<void> {
+  const tripped = await deps.control.tripBreaker({ reason, now: deps.now(), stop });
+  if (!tripped.tripped) return;
+  const timings = deps.config.breakerTimings;
+  await deps.operations.startPause({ epoch: tripped.epoch, reason, stop, ...timings });
+  deps.logger.warn('consumption paused', { event: 'paused', reason, stop, epoch: tripped.epoch });
+}

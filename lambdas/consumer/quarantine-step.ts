@@ -1,0 +1,122 @@
+/**
+ * Rule 3: a quarantine is content + evidence, written durably BEFORE the message is
+ * acknowledged. Order: body and envelope to S3, the record to the quarantine table, the
+ * operator's execution for "outcome unknown", then the ledger. Every step is idempotent (the
+ * quarantine id is deterministic), so a quarantine interrupted half-way is finished by the next
+ * delivery. If any step fails the message stays in the queue and the consumer stops (rule 11a).
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { errorSignature } from '../core/evidence';
+import { quarantineId } from '../core/ids';
+import { shouldStopQuarantine } from '../core/quarantine-share';
+import type { ErrorEvidence, LedgerItem, QuarantineReason } from '../core/types';
+import type { ConsumerDeps } from './deps';
+import { pauseConsumption } from './outage-watch';
+import type { ShareWindow } from './share-window';
+
+export const QUARANTINE_PREFIX = 'quarantine/';
+
+export interface QuarantineRequest {
+  readonly record: SQSRecord;
+  /** The ledger item as it stands: attempts, charges, stage, times. */
+  readonly item: LedgerItem;
+  readonly reason: QuarantineReason;
+  /** Charges this decision adds to the item's. */
+  readonly charge: number;
+  /** The error that decided it; a crash has none (the item keeps the last caught one). */
+  readonly error?: ErrorEvidence;
+}
+
+export type QuarantineOutcome =
+  | { readonly kind: 'quarantined'; readonly quarantineId: string }
+  | { readonly kind: 'stopped'; readonly why: 'quarantine-share' | 'quarantine-unwritable' };
+
+export async function quarantineMessage(
+  deps: ConsumerDeps,
+  shares: ShareWindow,
+  request: QuarantineRequest,
+): Promise<QuarantineOutcome> {
+  const { record, item, reason } = request;
+  // Rule 11b: many quarantines at once look like an outage, not poison. Stop quarantining.
+  if (shouldStopQuarantine(shares.peek('quarantined'), deps.config.policy)) {
+    deps.logger.error('quarantine share above threshold: pausing instead of quarantining', {
+      event: 'quarantine-share-exceeded',
+    });
+    await pauseConsumption(deps, 'quarantine-share', true);
+    return { kind: 'stopped', why: 'quarantine-share' };
+  }
+  const id = quarantineId(item.key, item.generation, item.attempts);
+  try {
+    await writeQuarantine(deps, request, id);
+  } catch (error) {
+    deps.logger.error('quarantine could not be written: stopping the consumer', {
+      event: 'quarantine-unwritable',
+      quarantineId: id,
+      error: error as Error,
+    });
+    await pauseConsumption(deps, 'quarantine-unwritable', true);
+    return { kind: 'stopped', why: 'quarantine-unwritable' };
+  }
+  shares.record('quarantined');
+  // The metric filter behind the "quarantined" alarm matches this line (lib/alarms.ts).
+  deps.logger.warn('message quarantined', {
+    event: 'quarantined',
+    quarantineId: id,
+    reason,
+    messageId: record.messageId,
+    sourceQueue: record.eventSourceARN,
+  });
+  return { kind: 'quarantined', quarantineId: id };
+}
+
+async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, id: string): Promise<void> {
+  const { record, item, reason } = request;
+  const now = deps.now().toISOString();
+  const lastError = request.error ?? item.lastError;
+  const fifoGroup = record.attributes.MessageGroupId;
+  const evidence = {
+    quarantineId: id,
+    reason,
+    messageKey: item.key,
+    messageId: record.messageId,
+    generation: item.generation,
+    attemptsStarted: item.attempts,
+    attemptsCharged: item.charged + request.charge,
+    stage: item.stage,
+    lastError,
+    firstAttemptAt: item.firstAttemptAt,
+    lastAttemptAt: item.lastAttemptAt,
+    external: item.external,
+    sourceQueueArn: record.eventSourceARN,
+    ...(fifoGroup === undefined ? {} : { messageGroupId: fifoGroup, orderBroken: true }),
+  };
+  await deps.quarantine.putContent(id, {
+    body: record.body,
+    envelope: {
+      ...evidence,
+      attributes: record.attributes,
+      messageAttributes: record.messageAttributes,
+      md5OfBody: record.md5OfBody,
+    },
+  });
+  await deps.quarantine.putRecord({
+    ...evidence,
+    id,
+    status: reason === 'outcome-unknown' ? 'awaiting-operator' : 'open',
+    cause: 'unidentified',
+    createdAt: now,
+    errorSignature: lastError ? errorSignature(lastError) : `crash:${item.stage}`,
+    bodyKey: `${QUARANTINE_PREFIX}${id}/body`,
+    envelopeKey: `${QUARANTINE_PREFIX}${id}/envelope.json`,
+    bodyBytes: Buffer.byteLength(record.body, 'utf8'),
+  });
+  if (reason === 'outcome-unknown') {
+    await deps.operations.startOutcomeUnknown({ quarantineId: id, messageKey: item.key });
+  }
+  await deps.ledger.markQuarantined(item.key, {
+    attemptId: item.attemptId,
+    quarantineId: id,
+    charge: request.charge,
+    now: deps.now(),
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * What a user writes: a processing module exporting `process(message, ctx)`, and optionally a
+ * classifier for their own errors. The consumer wrapper records every attempt before calling it.
+ */
+import type { ErrorClass } from '../core/types';
+
+/** One SQS message as the user's code sees it. */
+export interface QueueMessage {
+  readonly messageId: string;
+  /** The message key the ledger uses (default: messageId). */
+  readonly key: string;
+  /** The body exactly as SQS delivered it. */
+  readonly body: string;
+  readonly attributes: Readonly<Record<string, string | undefined>>;
+  readonly messageAttributes: Readonly<Record<string, unknown>>;
+  /** Attempts started for this key, this one included. */
+  readonly attempt: number;
+}
+
+export interface ExternalCallOptions {
+  /**
+   * An idempotency key the outside system honours. With it, a call whose outcome is unknown may
+   * be retried automatically; without it, it never is (rule 8).
+   */
+  readonly idempotencyKey?: string;
+}
+
+export interface WorkContext {
+  /** Durably records the last known stage (one DynamoDB write); survives a crash. */
+  stage(name: string): Promise<void>;
+  /**
+   * Declares a call to an outside system: its pending state is written before `call` runs and its
+   * result after. If the worker dies in between, the message is quarantined as "outcome unknown".
+   */
+  external<T>(name: string, call: () => Promise<T>, options?: ExternalCallOptions): Promise<T>;
+  /** Milliseconds left before the invocation times out. */
+  remainingTimeMs(): number;
+}
+
+export type Processor = (message: QueueMessage, ctx: WorkContext) => Promise<void>;
+
+/** The shape of the module a user points the construct at (`processorEntry`). */
+export interface ProcessorModule {
+  readonly process: Processor;
+  /** Overrides the default error classification; `undefined` falls back to it. */
+  readonly classify?: (error: unknown) => ErrorClass | undefined;
+}

@@ -1,0 +1,57 @@
+/**
+ * The `ctx` a user's processing function receives. Stages and external calls are written to the
+ * ledger before the code moves on, so a crash leaves the last known stage and, for a call to an
+ * outside system, the fact that it may have happened (rule 8).
+ */
+import { classifyExternalFailure, classifyWith } from '../core/classify';
+import { OutcomeUnknownError } from '../core/errors';
+import type { ConsumerDeps } from './deps';
+import type { ExternalCallOptions, WorkContext } from './types';
+
+export interface Attempt {
+  readonly key: string;
+  readonly attemptId: string;
+}
+
+export function workContext(deps: ConsumerDeps, attempt: Attempt, remainingTimeMs: () => number): WorkContext {
+  const { ledger, processor } = deps;
+  return {
+    remainingTimeMs,
+    async stage(name: string) {
+      await ledger.recordStage(attempt.key, attempt.attemptId, name);
+    },
+    async external<T>(name: string, call: () => Promise<T>, options: ExternalCallOptions = {}): Promise<T> {
+      const idempotencyKey = options.idempotencyKey;
+      const record = (status: 'pending' | 'done' | 'not-sent') =>
+        ledger.recordExternal(attempt.key, attempt.attemptId, {
+          name,
+          status,
+          at: deps.now().toISOString(),
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        });
+      // Timeline: pending is durable -> the call -> its result is durable. A crash between the
+      // first two writes leaves "pending": the next delivery quarantines as outcome unknown.
+      await record('pending');
+      let result: T;
+      try {
+        result = await call();
+      } catch (error) {
+        const errorClass = classifyExternalFailure(
+          error,
+          classifyWith(processor.classify, error),
+          idempotencyKey !== undefined,
+        );
+        if (errorClass === 'outcome-unknown') {
+          // Leave "pending" in the ledger: it is the truth, and it survives a crash from here on.
+          throw new OutcomeUnknownError(`the call "${name}" may or may not have reached the outside system`, {
+            cause: error,
+          });
+        }
+        await record('not-sent');
+        throw error;
+      }
+      await record('done');
+      return result;
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The consumer's configuration, read once at cold start from the variables named in
+ * contract/env.ts. Optional values fall back to contract/defaults.ts. Every bad key is
+ * collected and reported in one ConfigError, so one deploy fixes them all.
+ */
+import { DEFAULTS } from '../../contract/defaults';
+import { ENV } from '../../contract/env';
+import { ConfigError, type ConfigProblem } from './errors';
+import { type Policy, SQS_MAX_VISIBILITY_SECONDS } from './types';
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export interface ConsumerConfig {
+  readonly attemptsTable: string;
+  readonly quarantineTable: string;
+  readonly quarantineBucket: string;
+  readonly controlTable: string;
+  readonly stateMachineArn: string;
+  readonly sourceQueueUrl: string;
+  readonly sourceQueueArn: string;
+  readonly fifo: boolean;
+  readonly policy: Policy;
+  readonly inProcessConcurrency: number;
+  readonly controlCacheSeconds: number;
+  readonly ledgerRetentionDays: number;
+  /** Dotted path into a JSON body whose value is the message key; absent: the messageId. */
+  readonly messageKeyPath?: string;
+}
+
+/** Declaration order in contract/env.ts, so problems are reported in a predictable order. */
+const KNOWN_NAMES: readonly string[] = Object.values(ENV);
+/** URLs and ARNs are easily swapped between two variables; the shapes catch it. */
+const ARN = /^arn:\S+$/;
+const DOTTED_PATH = /^[^.]+(\.[^.]+)*$/;
+
+export function parseConfig(env: Environment): ConsumerConfig {
+  const problems: ConfigProblem[] = [];
+  const read = reader(env, problems);
+  const sourceQueueUrl = read.required(ENV.sourceQueueUrl, 'an SQS queue URL', /^https?:\/\/\S+$/);
+  const quarantineShareWindow = read.integer(ENV.quarantineShareWindow, DEFAULTS.quarantineShareWindow, 1);
+  const messageKeyPath = read.optional(ENV.messageKeyPath, 'a dotted path like order.id', DOTTED_PATH);
+  const config: ConsumerConfig = {
+    attemptsTable: read.required(ENV.attemptsTable, 'a table name'),
+    quarantineTable: read.required(ENV.quarantineTable, 'a table name'),
+    quarantineBucket: read.required(ENV.quarantineBucket, 'a bucket name'),
+    controlTable: read.required(ENV.controlTable, 'a table name'),
+    stateMachineArn: read.required(ENV.stateMachineArn, 'a state machine ARN', ARN),
+    sourceQueueUrl,
+    sourceQueueArn: read.required(ENV.sourceQueueArn, 'an SQS queue ARN', ARN),
+    // The construct always sets it; the queue's name is the fallback, since FIFO names end so.
+    fifo: read.boolean(ENV.fifo, sourceQueueUrl.endsWith('.fifo')),
+    policy: {
+      attemptLimit: read.integer(ENV.attemptLimit, DEFAULTS.attemptLimit, 1),
+      transientRetries: read.integer(ENV.transientRetries, DEFAULTS.transientRetries, 0),
+      backoffBaseSeconds: read.integer(ENV.backoffBaseSeconds, DEFAULTS.backoffBaseSeconds, 1),
+      maxBackoffSeconds: SQS_MAX_VISIBILITY_SECONDS,
+      outageFailureThreshold: read.integer(ENV.outageFailureThreshold, DEFAULTS.outageFailureThreshold, 1),
+      outageWindowSeconds: read.integer(ENV.outageWindowSeconds, DEFAULTS.outageWindowSeconds, 1),
+      isolationTrialMessages: read.integer(ENV.isolationTrialMessages, DEFAULTS.isolationTrialMessages, 1),
+      quarantineShareThreshold: read.share(ENV.quarantineShareThreshold, DEFAULTS.quarantineShareThreshold),
+      quarantineShareWindow,
+      // A window smaller than the minimum would never reach a verdict and never stop anything.
+      quarantineShareMinimum: Math.min(DEFAULTS.quarantineShareMinimum, quarantineShareWindow),
+      breakerCooldownSeconds: DEFAULTS.breakerCooldownSeconds,
+      breakerMaxCooldownSeconds: DEFAULTS.breakerMaxCooldownSeconds,
+    },
+    inProcessConcurrency: read.integer(ENV.inProcessConcurrency, DEFAULTS.inProcessConcurrency, 1),
+    controlCacheSeconds: read.integer(ENV.controlCacheSeconds, DEFAULTS.controlCacheSeconds, 0),
+    ledgerRetentionDays: read.integer(ENV.ledgerRetentionDays, DEFAULTS.ledgerRetentionDays, 1),
+    ...(messageKeyPath === undefined ? {} : { messageKeyPath }),
+  };
+  // A misspelt optional setting would silently fall back to its default.
+  for (const name of Object.keys(env).filter((key) => key.startsWith('PQ_') && !KNOWN_NAMES.includes(key))) {
+    problems.push({ key: name, value: env[name], expected: 'one of the names in contract/env.ts' });
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(problems.sort((a, b) => rank(a.key) - rank(b.key)));
+  }
+  return config;
+}
+
+/** Unknown names sort last. */
+function rank(name: string): number {
+  const index = KNOWN_NAMES.indexOf(name);
+  return index === -1 ? KNOWN_NAMES.length : index;
+}
+
+/** Readers that record a problem and return a placeholder, so every key is checked in one pass. */
+function reader(env: Environment, problems: ConfigProblem[]) {
+  const setting = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const problem = <T>(name: string, expected: string, placeholder: T): T => {
+    problems.push({ key: name, value: env[name], expected });
+    return placeholder;
+  };
+  return {
+    required: (name: string, expected: string, pattern = /\S/): string => {
+      const value = setting(name);
+      return value !== undefined && pattern.test(value) ? value : problem(name, expected, '');
+    },
+    optional: (name: string, expected: string, pattern: RegExp): string | undefined => {
+      const value = setting(name);
+      return value === undefined || pattern.test(value) ? value : problem(name, expected, undefined);
+    },
+    integer: (name: string, fallback: number, min: number): number => {
+      const value = setting(name);
+      if (value === undefined) return fallback;
+      const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+      return Number.isSafeInteger(parsed) && parsed >= min
+        ? parsed
+        : problem(name, `an integer >= ${min}`, fallback);
+    },
+    share: (name: string, fallback: number): number => {
+      const value = setting(name);
+      if (value === undefined) return fallback;
+      const parsed = /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+      return parsed > 0 && parsed < 1
+        ? parsed
+        : problem(name, 'a number between 0 and 1, exclusive', fallback);
+    },
+    boolean: (name: string, fallback: boolean): boolean => {
+      const value = setting(name);
+      if (value === undefined) return fallback;
+      return value === 'true' || value === 'false'
+        ? value === 'true'
+        : problem(name, '"true" or "false"', fallback);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * What to do with a delivery whose start write was refused (docs/design.md, consumer step 2):
+ * the condition `attribute_not_exists(pk) OR state = ready` failed, and DynamoDB returned the
+ * previous item. Timeline of the item: start (in-flight) -> end (completed | ready |
+ * quarantined); an in-flight item seen by a new delivery means the previous attempt crashed.
+ */
+import type { LedgerItem, Policy } from './types';
+
+/** How many messages the dead execution environment had in flight (the `crash/<envId>` item). */
+export interface CrashContext {
+  readonly inFlight: number;
+}
+
+/** Rule 5: one message in flight, the crash is its own. Rule 6: several, nobody is blamed. */
+export type CrashAttribution = 'attributable' | 'unattributable';
+
+export type DeliveryDecision =
+  /** Rule 13: acknowledge without work. */
+  | { readonly kind: 'duplicate'; readonly state: 'completed' | 'quarantined' }
+  /** Rule 8: quarantine and ask a person; no new attempt, the external call is never repeated. */
+  | { readonly kind: 'outcome-unknown'; readonly failureEvent: string }
+  /** Count the dead environment's in-flight messages, then decide again with the count. */
+  | { readonly kind: 'need-crash-context'; readonly envId: string }
+  /** Rule 2: the limit is used up; quarantine without starting another attempt. */
+  | {
+      readonly kind: 'quarantine';
+      readonly reason: 'crash-limit';
+      readonly charge: number;
+      readonly crash: CrashAttribution | 'none';
+      readonly failureEvent?: string;
+    }
+  /** Settle the crashed attempt (charge it or not) and start a new one, conditioned on the old attemptId. */
+  | {
+      readonly kind: 'proceed';
+      readonly charge: number;
+      readonly crash: CrashAttribution | 'none';
+      readonly startIsolation: boolean;
+      readonly failureEvent?: string;
+    };
+
+export function decideDelivery(
+  previous: LedgerItem,
+  crash: CrashContext | undefined,
+  policy: Policy,
+): DeliveryDecision {
+  switch (previous.state) {
+    case 'completed':
+    case 'quarantined':
+      return { kind: 'duplicate', state: previous.state };
+    case 'ready':
+      // The start write admits `ready`, so this is a race with another delivery; no crash to settle.
+      return previous.charged >= policy.attemptLimit
+        ? { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' }
+        : { kind: 'proceed', charge: 0, crash: 'none', startIsolation: false };
+    case 'in-flight':
+      return decideAfterCrash(previous, crash, policy);
+  }
+}
+
+function decideAfterCrash(
+  previous: LedgerItem,
+  crash: CrashContext | undefined,
+  policy: Policy,
+): DeliveryDecision {
+  // A non-idempotent call that is pending may have happened; one that is done did happen, and
+  // redoing the work would repeat it. Either way only a person may decide (rule 8).
+  const external = previous.external;
+  if (external !== undefined && external.status !== 'not-sent' && external.idempotencyKey === undefined) {
+    return { kind: 'outcome-unknown', failureEvent: failureEventForMessage(previous.key) };
+  }
+  if (crash === undefined && previous.envId !== undefined) {
+    return { kind: 'need-crash-context', envId: previous.envId };
+  }
+  // Without an environment id nobody can count; charging is the choice that cannot loop forever.
+  const attribution: CrashAttribution = (crash?.inFlight ?? 1) > 1 ? 'unattributable' : 'attributable';
+  const charge = attribution === 'attributable' ? 1 : 0;
+  const failureEvent = failureEventForCrash(attribution, previous.envId, previous.key);
+  if (previous.charged + charge >= policy.attemptLimit) {
+    return { kind: 'quarantine', reason: 'crash-limit', charge, crash: attribution, failureEvent };
+  }
+  return {
+    kind: 'proceed',
+    charge,
+    crash: attribution,
+    startIsolation: attribution === 'unattributable',
+    failureEvent,
+  };
+}
+
+/**
+ * Rule 7 event key of a crash. One worker crash is one event however many messages it had in
+ * flight, so an unattributable crash is keyed by its environment (every message that discovers
+ * it reports the same key). An attributable crash is that message's failure, keyed by the
+ * message: a poison message crashing three fresh environments is one key, not an outage.
+ */
+export function failureEventForCrash(
+  attribution: CrashAttribution,
+  envId: string | undefined,
+  messageKey: string,
+): string {
+  return attribution === 'unattributable' && envId !== undefined
+    ? `env:${envId}`
+    : failureEventForMessage(messageKey);
+}
+
+/** Rule 7 event key of a caught error: repeated failures of one message are one key. */
+export function failureEventForMessage(messageKey: string): string {
+  return `msg:${messageKey}`;
+}

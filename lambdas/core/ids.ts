@@ -1,0 +1,24 @@
+/**
+ * Deterministic names. A quarantine interrupted half-way is finished on the next try, not
+ * duplicated, because every step (S3 objects, the record, the execution) reuses the same id.
+ * node:crypto's hash is deterministic, so it belongs here as much as any arithmetic.
+ */
+import { createHash } from 'node:crypto';
+
+/** `q-<sha256(message key) first 16 hex>-g<generation>-a<attempts started>` (docs/design.md). */
+export function quarantineId(messageKey: string, generation: number, attemptsStarted: number): string {
+  const digest = createHash('sha256').update(messageKey, 'utf8').digest('hex').slice(0, 16);
+  return `q-${digest}-g${generation}-a${attemptsStarted}`;
+}
+
+/**
+ * Step Functions execution names: at most 80 characters of [A-Za-z0-9-_]. A quarantine id is
+ * at most 2 + 16 + 2 + 16 + 2 + 16 characters for safe integers, so both names fit.
+ */
+export function outcomeUnknownExecutionName(quarantineId: string): string {
+  return `ou-${quarantineId}`;
+}
+
+export function pauseExecutionName(epoch: number): string {
+  return `pause-${epoch}`;
+}

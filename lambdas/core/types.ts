@@ -1,0 +1,113 @@
+/**
+ * The domain vocabulary shared by the pure core, the adapters and the consumer wrapper.
+ * Field names follow the attempts table in docs/design.md; the adapter maps `key` <-> `pk`.
+ */
+import { DEFAULTS } from '../../contract/defaults';
+
+/** Rule 9 buckets, plus the rule 8 case where an outside system may or may not have acted. */
+export type ErrorClass = 'transient' | 'permanent' | 'unknown' | 'outcome-unknown';
+
+/** `ready`: the last attempt ended in a retryable error and the start write may admit the next one. */
+export type LedgerState = 'in-flight' | 'ready' | 'completed' | 'quarantined';
+
+/** The latest call to an outside system that the user's code declared with `ctx.external`. */
+export interface ExternalRecord {
+  readonly name: string;
+  readonly status: 'pending' | 'done' | 'not-sent';
+  /** Present when the outside system honours an idempotency key: the call may then be repeated. */
+  readonly idempotencyKey?: string;
+  /** ISO-8601 time of the latest status change. */
+  readonly at: string;
+}
+
+/** What an operator needs to know about the last caught error, small enough for a DynamoDB item. */
+export interface ErrorEvidence {
+  readonly class: ErrorClass;
+  readonly name: string;
+  readonly message: string;
+  /** The first stack frames, one per line, without the message header. */
+  readonly stackHead: string;
+}
+
+/** One item of the attempts table (the ledger). */
+export interface LedgerItem {
+  readonly key: string;
+  readonly state: LedgerState;
+  /** Attempts started, all generations (rule 1). */
+  readonly attempts: number;
+  /** Attempts charged toward the limit in this generation (rules 2, 5). */
+  readonly charged: number;
+  readonly transientFailures: number;
+  readonly unknownFailures: number;
+  /** 0, +1 on every operator replay (a fresh budget). */
+  readonly generation: number;
+  readonly attemptId: string;
+  /** The execution environment of the in-flight attempt; absent once it ends. */
+  readonly envId?: string;
+  readonly messageId: string;
+  readonly stage: string;
+  readonly external?: ExternalRecord;
+  readonly lastError?: ErrorEvidence;
+  /** ISO-8601. */
+  readonly firstAttemptAt: string;
+  /** ISO-8601. */
+  readonly lastAttemptAt: string;
+  readonly quarantineId?: string;
+}
+
+export type QuarantineReason =
+  | 'crash-limit'
+  | 'permanent-error'
+  | 'unknown-error-repeated'
+  | 'transient-retries-exhausted'
+  | 'outcome-unknown';
+
+/** The counters a failure or a crash changes on the ledger item. */
+export interface FailureCounters {
+  readonly charged: number;
+  readonly transientFailures: number;
+  readonly unknownFailures: number;
+}
+
+/** Every number the decisions depend on; built by `parseConfig` or `defaultPolicy`. */
+export interface Policy {
+  /** Rule 2. */
+  readonly attemptLimit: number;
+  /** Rule 9. */
+  readonly transientRetries: number;
+  readonly backoffBaseSeconds: number;
+  /** Never above SQS's ChangeMessageVisibility limit. */
+  readonly maxBackoffSeconds: number;
+  /** Rule 7. */
+  readonly outageFailureThreshold: number;
+  readonly outageWindowSeconds: number;
+  /** Rule 6. */
+  readonly isolationTrialMessages: number;
+  /** Rule 11b. */
+  readonly quarantineShareThreshold: number;
+  readonly quarantineShareWindow: number;
+  readonly quarantineShareMinimum: number;
+  /** Rule 7: half-open probing. */
+  readonly breakerCooldownSeconds: number;
+  readonly breakerMaxCooldownSeconds: number;
+}
+
+/** SQS refuses a visibility timeout above 12 hours, so no backoff may be longer. */
+export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
+
+export function defaultPolicy(): Policy {
+  return {
+    attemptLimit: DEFAULTS.attemptLimit,
+    transientRetries: DEFAULTS.transientRetries,
+    backoffBaseSeconds: DEFAULTS.backoffBaseSeconds,
+    maxBackoffSeconds: SQS_MAX_VISIBILITY_SECONDS,
+    outageFailureThreshold: DEFAULTS.outageFailureThreshold,
+    outageWindowSeconds: DEFAULTS.outageWindowSeconds,
+    isolationTrialMessages: DEFAULTS.isolationTrialMessages,
+    quarantineShareThreshold: DEFAULTS.quarantineShareThreshold,
+    quarantineShareWindow: DEFAULTS.quarantineShareWindow,
+    quarantineShareMinimum: DEFAULTS.quarantineShareMinimum,
+    breakerCooldownSeconds: DEFAULTS.breakerCooldownSeconds,
+    breakerMaxCooldownSeconds: DEFAULTS.breakerMaxCooldownSeconds,
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * "The outside system" of the rehearsal: a tiny HTTP server on 127.0.0.1 that the demo worker
+ * calls. It counts requests per message id, which is how the rehearsal proves that an
+ * outcome-unknown message was sent exactly once (rule 8, acceptance 4).
+ *
+ * The message id comes from the demo's MESSAGE_ID_HEADER, or else from a JSON body's `messageId`.
+ * A request is counted when it ARRIVES, before any delay or error answer: the outside system has
+ * acted even if its answer never makes it back, which is exactly the uncertainty rule 8 is about.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MESSAGE_ID_HEADER } from '../../lambdas/demo/outside-system-client';
+
+export interface OutsideSystemOptions {
+  /**
+   * Milliseconds to wait before answering (a slow dependency; longer than the caller's timeout
+   * makes its outcome unknown).
+   * @default 0
+   */
+  readonly delayMs?: number;
+  /**
+   * HTTP status of every answer (503 plays an outage).
+   * @default 200
+   */
+  readonly status?: number;
+}
+
+export interface OutsideSystem {
+  /** http://127.0.0.1:PORT/ - give it to the demo worker as DEMO_OUTSIDE_SYSTEM_URL. */
+  readonly url: string;
+  /** Requests received so far, per message id. */
+  counts(): Record<string, number>;
+  stop(): Promise<void>;
+}
+
+export async function startOutsideSystem(options: OutsideSystemOptions = {}): Promise<OutsideSystem> {
+  const counts = new Map<string, number>();
+  const server = createServer((request, response) => {
+    // A caller that hangs up mid-request is not the server's failure.
+    answer(request, response, counts, options).catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    counts: () => Object.fromEntries(counts),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        // Delayed answers must not hold the stop: their callers get a reset, as from a dead server.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function answer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  counts: Map<string, number>,
+  options: OutsideSystemOptions,
+): Promise<void> {
+  const messageId = messageIdOf(request.headers[MESSAGE_ID_HEADER], await readBody(request));
+  if (messageId === undefined) {
+    response.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"no message id"}');
+    return;
+  }
+  const count = (counts.get(messageId) ?? 0) + 1;
+  counts.set(messageId, count);
+  if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+  if (response.destroyed) return;
+  response
+    .writeHead(options.status ?? 200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ messageId, count }));
+}
+
+function messageIdOf(header: string | string[] | undefined, body: string): string | undefined {
+  if (typeof header === 'string' && header !== '') return header;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const id =
+      typeof parsed === 'object' && parsed !== null
+        ? (parsed as { messageId?: unknown }).messageId
+        : undefined;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,76 @@
+/**
+ * Refuses settings Lambda itself would refuse (or that cannot work locally), naming every bad
+ * value at once, so a scenario fails at start and not with a confusing runtime symptom.
+ */
+import { extname, isAbsolute } from 'node:path';
+import type { RunnerOptions } from './types';
+
+const HANDLER_EXTENSIONS = ['.js', '.cjs', '.mjs', '.ts'];
+
+export function validateOptions(options: RunnerOptions): void {
+  const problems: string[] = [];
+  const check = (ok: boolean, problem: string) => {
+    if (!ok) problems.push(problem);
+  };
+  const { batchSize, maximumBatchingWindowMs: windowMs } = options;
+  check(
+    isAbsolute(options.handler.file),
+    `handler.file must be an absolute path (given ${options.handler.file})`,
+  );
+  check(
+    HANDLER_EXTENSIONS.includes(extname(options.handler.file)),
+    `handler.file must end with ${HANDLER_EXTENSIONS.join(', ')} (given ${options.handler.file})`,
+  );
+  check(
+    options.functionTimeoutMs > 0,
+    `functionTimeoutMs must be positive (given ${options.functionTimeoutMs})`,
+  );
+  check((options.memoryMiB ?? 128) >= 128, `memoryMiB must be at least 128 (given ${options.memoryMiB})`);
+  check(
+    Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= (options.fifo ? 10 : 10_000),
+    `batchSize must be an integer in 1..${options.fifo ? 10 : 10_000} (given ${batchSize})`,
+  );
+  check(
+    windowMs >= 0 && windowMs <= 300_000,
+    `maximumBatchingWindowMs must be in 0..300000 (given ${windowMs})`,
+  );
+  check(!options.fifo || windowMs === 0, `a FIFO queue takes no batching window (given ${windowMs} ms)`);
+  // Lambda: "When you set BatchSize to a value greater than 10, you must set MaximumBatchingWindowInSeconds to at least 1."
+  check(
+    batchSize <= 10 || windowMs >= 1000,
+    `batchSize ${batchSize} > 10 needs a batching window >= 1000 ms (given ${windowMs})`,
+  );
+  check(
+    Number.isInteger(options.maximumConcurrency) && options.maximumConcurrency >= 1,
+    `maximumConcurrency must be an integer >= 1 (given ${options.maximumConcurrency})`,
+  );
+  check(
+    Number.isInteger(options.waitTimeSeconds) &&
+      options.waitTimeSeconds >= 0 &&
+      options.waitTimeSeconds <= 20,
+    `waitTimeSeconds must be an integer in 0..20 (given ${options.waitTimeSeconds})`,
+  );
+  check(
+    options.queueArn.endsWith('.fifo') === options.fifo,
+    `fifo is ${options.fifo} but the queue ARN is ${options.queueArn}`,
+  );
+  if (options.mapping) {
+    const every = options.mapping.pollStateEveryMs;
+    check(every > 0, `mapping.pollStateEveryMs must be positive (given ${every})`);
+  }
+  if (problems.length > 0)
+    throw new Error(`invalid event source runner options:\n- ${problems.join('\n- ')}`);
+}
+
+/** Lambda refuses a mapping whose function timeout exceeds the queue's visibility timeout. */
+export function validateTimeoutAgainstQueue(
+  functionTimeoutMs: number,
+  visibilityTimeoutSeconds: number,
+): void {
+  if (functionTimeoutMs > visibilityTimeoutSeconds * 1000) {
+    throw new Error(
+      `the function timeout (${functionTimeoutMs} ms) exceeds the queue's visibility timeout ` +
+        `(${visibilityTimeoutSeconds} s): Lambda refuses such a mapping`,
+    );
+  }
+}

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type CrashContext,
+  type DeliveryDecision,
+  decideDelivery,
+  failureEventForCrash,
+  failureEventForMessage,
+} from '../../lambdas/core/delivery';
+import type { ExternalRecord, LedgerItem } from '../../lambdas/core/types';
+import { aLedgerItem, aPolicy } from './fixtures';
+
+const policy = aPolicy({ attemptLimit: 3 });
+const at = '2025-01-01T00:00:01.000Z';
+const pending: ExternalRecord = { name: 'charge-card', status: 'pending', at };
+const pendingIdempotent: ExternalRecord = { ...pending, idempotencyKey: 'order-17-charge' };
+const done: ExternalRecord = { name: 'charge-card', status: 'done', at };
+
+describe('decideDelivery', () => {
+  it.each<[string, Partial<LedgerItem>, CrashContext | undefined, DeliveryDecision]>([
+    // Rule 13: duplicates.
+    ['completed', { state: 'completed' }, undefined, { kind: 'duplicate', state: 'completed' }],
+    ['quarantined', { state: 'quarantined' }, undefined, { kind: 'duplicate', state: 'quarantined' }],
+    [
+      'quarantined, even with a pending call and crash context',
+      { state: 'quarantined', external: pending },
+      { inFlight: 1 },
+      { kind: 'duplicate', state: 'quarantined' },
+    ],
+    // Rule 8: outcome unknown, whatever the count.
+    [
+      'in flight with a pending non-idempotent call',
+      { external: pending },
+      undefined,
+      { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
+    ],
+    [
+      'in flight with a pending non-idempotent call and budget left',
+      { external: pending, charged: 0 },
+      { inFlight: 1 },
+      { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
+    ],
+    [
+      'in flight with a pending non-idempotent call at the limit',
+      { external: pending, charged: 2, attempts: 3 },
+      undefined,
+      { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
+    ],
+    // A crash: first learn how many messages the environment had in flight.
+    ['in flight (crashed)', {}, undefined, { kind: 'need-crash-context', envId: 'env-a' }],
+    [
+      'in flight with a pending idempotent call',
+      { external: pendingIdempotent },
+      undefined,
+      { kind: 'need-crash-context', envId: 'env-a' },
+    ],
+    [
+      'in flight after a finished non-idempotent call (redoing the work would repeat it)',
+      { external: done },
+      undefined,
+      { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
+    ],
+    [
+      'in flight after a call that provably was not sent',
+      { external: { ...pending, status: 'not-sent' } },
+      undefined,
+      { kind: 'need-crash-context', envId: 'env-a' },
+    ],
+    // Rule 5: attributable.
+    [
+      'crashed alone, nothing charged yet',
+      { charged: 0 },
+      { inFlight: 1 },
+      {
+        kind: 'proceed',
+        charge: 1,
+        crash: 'attributable',
+        startIsolation: false,
+        failureEvent: 'msg:order-17',
+      },
+    ],
+    [
+      'crashed alone with a pending idempotent call (a plain crash)',
+      { external: pendingIdempotent, charged: 1 },
+      { inFlight: 1 },
+      {
+        kind: 'proceed',
+        charge: 1,
+        crash: 'attributable',
+        startIsolation: false,
+        failureEvent: 'msg:order-17',
+      },
+    ],
+    [
+      'crashed alone, the charge reaches the limit (rule 2)',
+      { charged: 2, attempts: 3 },
+      { inFlight: 1 },
+      {
+        kind: 'quarantine',
+        reason: 'crash-limit',
+        charge: 1,
+        crash: 'attributable',
+        failureEvent: 'msg:order-17',
+      },
+    ],
+    [
+      'an impossible count of 0 is the item itself',
+      { charged: 0 },
+      { inFlight: 0 },
+      {
+        kind: 'proceed',
+        charge: 1,
+        crash: 'attributable',
+        startIsolation: false,
+        failureEvent: 'msg:order-17',
+      },
+    ],
+    [
+      'in flight without an environment id: charged, so it cannot loop forever',
+      { envId: undefined },
+      undefined,
+      {
+        kind: 'proceed',
+        charge: 1,
+        crash: 'attributable',
+        startIsolation: false,
+        failureEvent: 'msg:order-17',
+      },
+    ],
+    // Rule 6: unattributable.
+    [
+      'crashed with others',
+      { charged: 0 },
+      { inFlight: 4 },
+      {
+        kind: 'proceed',
+        charge: 0,
+        crash: 'unattributable',
+        startIsolation: true,
+        failureEvent: 'env:env-a',
+      },
+    ],
+    [
+      'crashed with others, one charge short of the limit',
+      { charged: 2 },
+      { inFlight: 2 },
+      {
+        kind: 'proceed',
+        charge: 0,
+        crash: 'unattributable',
+        startIsolation: true,
+        failureEvent: 'env:env-a',
+      },
+    ],
+    [
+      'crashed with others, limit already used (defensive)',
+      { charged: 3 },
+      { inFlight: 2 },
+      {
+        kind: 'quarantine',
+        reason: 'crash-limit',
+        charge: 0,
+        crash: 'unattributable',
+        failureEvent: 'env:env-a',
+      },
+    ],
+    // `ready` is admitted by the start write; reaching here is a race.
+    [
+      'ready',
+      { state: 'ready', envId: undefined, charged: 1 },
+      undefined,
+      { kind: 'proceed', charge: 0, crash: 'none', startIsolation: false },
+    ],
+    [
+      'ready with the limit used (defensive)',
+      { state: 'ready', envId: undefined, charged: 3 },
+      undefined,
+      { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' },
+    ],
+  ])('given the previous item is %s, then the decision is as stated', (_name, previous, crash, expected) => {
+    // Act
+    const decision = decideDelivery(aLedgerItem(previous), crash, policy);
+
+    // Assess
+    expect(decision).toStrictEqual(expected);
+  });
+});
+
+describe('failure event keys (rule 7)', () => {
+  it.each([
+    ['an attributable crash is the message', 'attributable', 'env-a', 'msg:order-17'],
+    ['an unattributable crash is the environment', 'unattributable', 'env-a', 'env:env-a'],
+    [
+      'an unattributable crash without environment falls back to the message',
+      'unattributable',
+      undefined,
+      'msg:order-17',
+    ],
+  ] as const)('%s', (_name, attribution, envId, expected) => {
+    expect(failureEventForCrash(attribution, envId, 'order-17')).toBe(expected);
+  });
+
+  it('given one worker crash discovered by each of its k messages, then it is one key', () => {
+    const keys = ['m1', 'm2', 'm3'].map((key) => failureEventForCrash('unattributable', 'env-z', key));
+
+    expect(new Set(keys)).toStrictEqual(new Set(['env:env-z']));
+  });
+
+  it('given a caught error, then the key is the message', () => {
+    expect(failureEventForMessage('order-17')).toBe('msg:order-17');
+  });
+});
