@@ -17,6 +17,10 @@ export const DEFAULTS = {
   breakerCooldownSeconds: 60,
   /** Rule 7: the cool-down never grows past this, in seconds. */
   breakerMaxCooldownSeconds: 3600,
+  /** Rule 7: how long a half-open probe watches outcomes before closing or reopening, in seconds. */
+  breakerProbeSeconds: 30,
+  /** Rule 7: how often the pause path polls the mapping until it reports Disabled, in seconds. */
+  breakerPollSeconds: 5,
   /** Rule 6: messages without a crash that end an isolation trial. */
   isolationTrialMessages: 20,
   /** Rule 11b: quarantine share that stops automatic quarantine ... */

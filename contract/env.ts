@@ -43,6 +43,14 @@ export const ENV = {
   ledgerRetentionDays: 'PQ_LEDGER_RETENTION_DAYS',
   /** Optional: a JSON-pointer-like path into a JSON body used as the message key (default: messageId). */
   messageKeyPath: 'PQ_MESSAGE_KEY_PATH',
+  /** First cool-down before a half-open probe, in seconds (doubles per failed probe). */
+  breakerCooldownSeconds: 'PQ_BREAKER_COOLDOWN_SECONDS',
+  /** The cool-down's cap, in seconds. */
+  breakerMaxCooldownSeconds: 'PQ_BREAKER_MAX_COOLDOWN_SECONDS',
+  /** How long a half-open probe watches outcomes, in seconds. */
+  breakerProbeSeconds: 'PQ_BREAKER_PROBE_SECONDS',
+  /** How often the pause path polls the mapping's state, in seconds. */
+  breakerPollSeconds: 'PQ_BREAKER_POLL_SECONDS',
   /** Optional endpoint override for every AWS client (the embedded local AWS, LocalStack). */
   endpoint: 'AWS_ENDPOINT_URL',
 } as const;

@@ -1,21 +1,18 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { PoisonQuarantine } from './poison-quarantine';
+import { PoisonQuarantine, type PoisonQuarantineProps } from './poison-quarantine';
 
-/** Settings of the demo stack that the local rehearsal may scale down. */
+/** The demo processing module: each message says what the worker does with it. */
+export const DEMO_PROCESSOR_ENTRY = path.join(__dirname, '..', 'lambdas', 'demo', 'worker.ts');
+
 export interface DemoStackProps extends StackProps {
   /**
-   * Consumer timeout. The rehearsal shortens it (and with it the visibility timeout) so
-   * redeliveries come back in seconds.
-   * @default Duration.seconds(30)
+   * Settings of the pipeline. The local rehearsal scales timeouts down so redeliveries come
+   * back in seconds.
+   * @default - the construct's defaults
    */
-  readonly consumerTimeout?: Duration;
-  /**
-   * Charged attempts before quarantine.
-   * @default 3
-   */
-  readonly attemptLimit?: number;
+  readonly pipeline?: Omit<PoisonQuarantineProps, 'processorEntry'>;
 }
 
 /** The pipeline with the demo worker (lambdas/demo/worker.ts): what `cdk deploy` and the rehearsal use. */
@@ -25,12 +22,10 @@ export class DemoStack extends Stack {
   constructor(scope: Construct, id: string, props: DemoStackProps = {}) {
     super(scope, id, props);
     this.pipeline = new PoisonQuarantine(this, 'Pipeline', {
-      processorEntry: path.join(__dirname, '..', 'lambdas', 'demo', 'worker.ts'),
-      consumerTimeout: props.consumerTimeout,
-      attemptLimit: props.attemptLimit,
       // A demo is meant to be torn down; a production stack keeps the default (RETAIN).
       removalPolicy: RemovalPolicy.DESTROY,
-      oldestMessageAgeAlarm: Duration.minutes(15),
+      ...props.pipeline,
+      processorEntry: DEMO_PROCESSOR_ENTRY,
     });
   }
 }

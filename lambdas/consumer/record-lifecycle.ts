@@ -54,10 +54,11 @@ export async function processRecord(
     messageAttributes: record.messageAttributes,
     attempt: item.attempts,
   };
+  const work = workContext(deps, item, remainingTimeMs);
   try {
-    await deps.processor.process(message, workContext(deps, item, remainingTimeMs));
+    await deps.processor.process(message, work.ctx);
   } catch (error) {
-    return endWithError(deps, session, record, item, error);
+    return endWithError(deps, session, record, item, error, work.madeUnrepeatableCall());
   }
   await deps.ledger.complete(key, item.attemptId, deps.now());
   session.shares.record('completed');
@@ -152,8 +153,10 @@ async function endWithError(
   record: SQSRecord,
   item: LedgerItem,
   error: unknown,
+  madeUnrepeatableCall: boolean,
 ): Promise<RecordOutcome> {
-  const errorClass = classifyWith(deps.processor.classify, error);
+  // After a non-idempotent call went through, retrying would repeat it: a person decides.
+  const errorClass = madeUnrepeatableCall ? 'outcome-unknown' : classifyWith(deps.processor.classify, error);
   const evidence = errorEvidence(error, errorClass);
   const decision = decideFailure(item, errorClass, deps.config.policy, deps.random());
   if (decision.kind === 'outcome-unknown') {

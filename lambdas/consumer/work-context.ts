@@ -13,9 +13,19 @@ export interface Attempt {
   readonly attemptId: string;
 }
 
-export function workContext(deps: ConsumerDeps, attempt: Attempt, remainingTimeMs: () => number): WorkContext {
+export interface AttemptWork {
+  readonly ctx: WorkContext;
+  /**
+   * Whether a non-idempotent external call already happened in this attempt: a later failure
+   * must not retry the work, which would repeat the call (rule 8).
+   */
+  readonly madeUnrepeatableCall: () => boolean;
+}
+
+export function workContext(deps: ConsumerDeps, attempt: Attempt, remainingTimeMs: () => number): AttemptWork {
   const { ledger, processor } = deps;
-  return {
+  let unrepeatable = false;
+  const ctx: WorkContext = {
     remainingTimeMs,
     async stage(name: string) {
       await ledger.recordStage(attempt.key, attempt.attemptId, name);
@@ -51,7 +61,9 @@ export function workContext(deps: ConsumerDeps, attempt: Attempt, remainingTimeM
         throw error;
       }
       await record('done');
+      if (idempotencyKey === undefined) unrepeatable = true;
       return result;
     },
   };
+  return { ctx, madeUnrepeatableCall: () => unrepeatable };
 }

@@ -10,6 +10,13 @@ import { type Policy, SQS_MAX_VISIBILITY_SECONDS } from './types';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
+export interface BreakerTimings {
+  readonly cooldownSeconds: number;
+  readonly maxCooldownSeconds: number;
+  readonly probeSeconds: number;
+  readonly pollSeconds: number;
+}
+
 export interface ConsumerConfig {
   readonly attemptsTable: string;
   readonly quarantineTable: string;
@@ -23,6 +30,8 @@ export interface ConsumerConfig {
   readonly inProcessConcurrency: number;
   readonly controlCacheSeconds: number;
   readonly ledgerRetentionDays: number;
+  /** Timings the pause path of the state machine receives in its input (rule 7). */
+  readonly breakerTimings: BreakerTimings;
   /** Dotted path into a JSON body whose value is the message key; absent: the messageId. */
   readonly messageKeyPath?: string;
 }
@@ -38,6 +47,12 @@ export function parseConfig(env: Environment): ConsumerConfig {
   const read = reader(env, problems);
   const sourceQueueUrl = read.required(ENV.sourceQueueUrl, 'an SQS queue URL', /^https?:\/\/\S+$/);
   const quarantineShareWindow = read.integer(ENV.quarantineShareWindow, DEFAULTS.quarantineShareWindow, 1);
+  const breakerCooldownSeconds = read.integer(ENV.breakerCooldownSeconds, DEFAULTS.breakerCooldownSeconds, 1);
+  const breakerMaxCooldownSeconds = read.integer(
+    ENV.breakerMaxCooldownSeconds,
+    DEFAULTS.breakerMaxCooldownSeconds,
+    breakerCooldownSeconds,
+  );
   const messageKeyPath = read.optional(ENV.messageKeyPath, 'a dotted path like order.id', DOTTED_PATH);
   const config: ConsumerConfig = {
     attemptsTable: read.required(ENV.attemptsTable, 'a table name'),
@@ -61,8 +76,14 @@ export function parseConfig(env: Environment): ConsumerConfig {
       quarantineShareWindow,
       // A window smaller than the minimum would never reach a verdict and never stop anything.
       quarantineShareMinimum: Math.min(DEFAULTS.quarantineShareMinimum, quarantineShareWindow),
-      breakerCooldownSeconds: DEFAULTS.breakerCooldownSeconds,
-      breakerMaxCooldownSeconds: DEFAULTS.breakerMaxCooldownSeconds,
+      breakerCooldownSeconds,
+      breakerMaxCooldownSeconds,
+    },
+    breakerTimings: {
+      cooldownSeconds: breakerCooldownSeconds,
+      maxCooldownSeconds: breakerMaxCooldownSeconds,
+      probeSeconds: read.integer(ENV.breakerProbeSeconds, DEFAULTS.breakerProbeSeconds, 1),
+      pollSeconds: read.integer(ENV.breakerPollSeconds, DEFAULTS.breakerPollSeconds, 1),
     },
     inProcessConcurrency: read.integer(ENV.inProcessConcurrency, DEFAULTS.inProcessConcurrency, 1),
     controlCacheSeconds: read.integer(ENV.controlCacheSeconds, DEFAULTS.controlCacheSeconds, 0),

@@ -44,6 +44,12 @@ describe('parseConfig', () => {
       inProcessConcurrency: DEFAULTS.inProcessConcurrency,
       controlCacheSeconds: DEFAULTS.controlCacheSeconds,
       ledgerRetentionDays: DEFAULTS.ledgerRetentionDays,
+      breakerTimings: {
+        cooldownSeconds: DEFAULTS.breakerCooldownSeconds,
+        maxCooldownSeconds: DEFAULTS.breakerMaxCooldownSeconds,
+        probeSeconds: DEFAULTS.breakerProbeSeconds,
+        pollSeconds: DEFAULTS.breakerPollSeconds,
+      },
     });
   });
 
@@ -64,6 +70,10 @@ describe('parseConfig', () => {
       [ENV.controlCacheSeconds]: '0',
       [ENV.ledgerRetentionDays]: '7',
       [ENV.messageKeyPath]: 'order.id',
+      [ENV.breakerCooldownSeconds]: '2',
+      [ENV.breakerMaxCooldownSeconds]: '8',
+      [ENV.breakerProbeSeconds]: '3',
+      [ENV.breakerPollSeconds]: '1',
       [ENV.endpoint]: 'http://127.0.0.1:5000',
     };
 
@@ -84,7 +94,10 @@ describe('parseConfig', () => {
         isolationTrialMessages: 30,
         quarantineShareThreshold: 0.35,
         quarantineShareWindow: 100,
+        breakerCooldownSeconds: 2,
+        breakerMaxCooldownSeconds: 8,
       },
+      breakerTimings: { cooldownSeconds: 2, maxCooldownSeconds: 8, probeSeconds: 3, pollSeconds: 1 },
       inProcessConcurrency: 4,
       controlCacheSeconds: 0,
       ledgerRetentionDays: 7,

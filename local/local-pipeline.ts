@@ -1,0 +1,115 @@
+/**
+ * The whole pipeline on the embedded local AWS: moto, the demo stack synthesized and deployed
+ * from its own template, the outside system the demo worker calls, and the event-source runner
+ * playing Lambda with the consumer's bundled code. Used by the rehearsal and the end-to-end tests.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
+import { App } from 'aws-cdk-lib';
+import { ENV } from '../contract/env';
+import { type AwsClients, createClients } from '../lambdas/adapters/clients';
+import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../lambdas/demo/worker';
+import { DemoStack, type DemoStackProps } from '../lib/demo-stack';
+import { deployCdkOut, type LocalFunction, type LocalStack } from './deploy';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from './moto';
+import { startOutsideSystem } from './rehearsal/outside-system';
+import { type EventSourceRunner, startEventSourceRunner } from './runner';
+
+export interface LocalPipelineOptions {
+  readonly stackName?: string;
+  readonly pipeline?: DemoStackProps['pipeline'];
+  /**
+   * Execution environments the runner keeps. AWS's event source mapping cannot go below 2; the
+   * seed's rehearsal wants exactly one worker, so the local mapping is set to it.
+   * @default - the mapping's own maximum concurrency
+   */
+  readonly environments?: number;
+  /** Copy the consumer's log lines to stderr. @default false */
+  readonly forwardLogs?: boolean;
+}
+
+export interface LocalPipeline {
+  readonly aws: LocalAws;
+  readonly clients: AwsClients;
+  readonly stack: LocalStack;
+  readonly consumer: LocalFunction;
+  readonly runner: EventSourceRunner;
+  readonly outside: Awaited<ReturnType<typeof startOutsideSystem>>;
+  /** The consumer's resolved environment: every name in contract/env.ts. */
+  env(name: string): string;
+  stop(): Promise<void>;
+}
+
+export async function startLocalPipeline(options: LocalPipelineOptions = {}): Promise<LocalPipeline> {
+  const stackName = options.stackName ?? 'PoisonQuarantineDemo';
+  const cdkOut = mkdtempSync(path.join(tmpdir(), 'pq-cdk-out-'));
+  const cleanups: (() => Promise<void> | void)[] = [() => rmSync(cdkOut, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    synthesize(stackName, cdkOut, options.pipeline);
+    const aws = await startLocalAws();
+    cleanups.push(() => aws.stop());
+    const clients = createClients({ endpoint: aws.endpoint, region: aws.region, credentials: LOCAL_CREDENTIALS });
+    const stack = await deployCdkOut(stackName, { clients, region: aws.region, cdkOutDir: cdkOut });
+    const consumer = stack.functions.find((fn) => fn.environment[ENV.attemptsTable] !== undefined);
+    const [mapping] = stack.eventSourceMappings;
+    if (!consumer?.assetPath || !mapping) throw new Error(`${stackName} has no consumer function with its mapping`);
+    const env = (name: string) => {
+      const value = consumer.environment[name];
+      if (value === undefined) throw new Error(`the consumer's environment has no ${name}`);
+      return value;
+    };
+    if (options.environments !== undefined) {
+      await clients.lambda.send(
+        new UpdateEventSourceMappingCommand({
+          UUID: mapping.uuid,
+          ScalingConfig: { MaximumConcurrency: options.environments },
+        }),
+      );
+    }
+    const outside = await startOutsideSystem();
+    cleanups.push(() => outside.stop());
+    const runner = await startEventSourceRunner({
+      clients,
+      queueUrl: env(ENV.sourceQueueUrl),
+      queueArn: env(ENV.sourceQueueArn),
+      region: aws.region,
+      fifo: env(ENV.fifo) === 'true',
+      handler: { file: path.join(consumer.assetPath, 'index.js'), exportName: 'handler' },
+      environment: {
+        ...consumer.environment,
+        [ENV.endpoint]: aws.endpoint,
+        [DEMO_OUTSIDE_SYSTEM_URL_ENV]: outside.url,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        // Lambda runs the newest Node.js; the SDK's "upgrade from Node 20" notice is local noise.
+        NODE_NO_WARNINGS: '1',
+      },
+      functionName: consumer.functionName,
+      functionTimeoutMs: consumer.timeoutSeconds * 1000,
+      memoryMiB: consumer.memoryMiB,
+      batchSize: mapping.batchSize,
+      maximumBatchingWindowMs: mapping.maximumBatchingWindowInSeconds * 1000,
+      maximumConcurrency: options.environments ?? mapping.maximumConcurrency ?? 2,
+      mapping: { uuid: mapping.uuid, pollStateEveryMs: 200 },
+      waitTimeSeconds: 1,
+      forwardLogs: options.forwardLogs ?? false,
+    });
+    cleanups.push(() => runner.stop());
+    return { aws, clients, stack, consumer, runner, outside, env, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function synthesize(stackName: string, outdir: string, pipeline: DemoStackProps['pipeline']): void {
+  // The CDK CLI turns asset metadata on itself; an in-process app must ask for it, or the
+  // function's code directory (aws:asset:path) is not recorded.
+  const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  new DemoStack(app, stackName, { pipeline });
+  app.synth();
+}
