@@ -14,8 +14,6 @@ import type { ConsumerDeps } from './deps';
 import { pauseConsumption } from './outage-watch';
 import type { ShareWindow } from './share-window';
 
-export const QUARANTINE_PREFIX = 'quarantine/';
-
 export interface QuarantineRequest {
   readonly record: SQSRecord;
   /** The ledger item as it stands: attempts, charges, stage, times. */
@@ -90,7 +88,7 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
     sourceQueueArn: record.eventSourceARN,
     ...(fifoGroup === undefined ? {} : { messageGroupId: fifoGroup, orderBroken: true }),
   };
-  await deps.quarantine.putContent(id, {
+  const stored = await deps.quarantine.putContent(id, {
     body: record.body,
     envelope: {
       ...evidence,
@@ -101,14 +99,12 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
   });
   await deps.quarantine.putRecord({
     ...evidence,
+    ...stored,
     id,
     status: reason === 'outcome-unknown' ? 'awaiting-operator' : 'open',
     cause: 'unidentified',
     createdAt: now,
     errorSignature: lastError ? errorSignature(lastError) : `crash:${item.stage}`,
-    bodyKey: `${QUARANTINE_PREFIX}${id}/body`,
-    envelopeKey: `${QUARANTINE_PREFIX}${id}/envelope.json`,
-    bodyBytes: Buffer.byteLength(record.body, 'utf8'),
   });
   if (reason === 'outcome-unknown') {
     await deps.operations.startOutcomeUnknown({ quarantineId: id, messageKey: item.key });

@@ -1,0 +1,39 @@
+/**
+ * A quarantined body as bytes: shown when it is text a terminal can print as it is, otherwise
+ * described by size and hash (the bytes go to a file with --body-out).
+ */
+import { createHash } from 'node:crypto';
+
+export interface BodyDescription {
+  readonly bytes: number;
+  readonly sha256: string;
+  /** Present only when the bytes are printable UTF-8 text. */
+  readonly text?: string;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The bytes as a string that encodes back to exactly them, or undefined. SQS bodies are Unicode
+ * text, so a replay can carry only bodies that pass this.
+ */
+export function exactUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Control characters (other than tab, line feed and CR LF) could move the cursor or recolour the
+ * terminal, or hide part of the body: such a body is described, not printed.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/;
+
+export function describeBody(bytes: Uint8Array): BodyDescription {
+  const described = { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  const text = exactUtf8(bytes);
+  return text === undefined || UNPRINTABLE.test(text) ? described : { ...described, text };
+}

@@ -1,0 +1,85 @@
+/**
+ * `pq resume` / `pq hold`: the operator's answer to a paused consumer (rules 7 and 11). The
+ * answer is written on the breaker item (`operatorAction`, with an audit entry) and, when the
+ * pause execution waits for it, sent to that execution.
+ */
+
+import { TaskTokenRejectedError } from '../../lambdas/adapters/errors';
+import {
+  type BreakerAction,
+  breakerOutput,
+  checkReason,
+  decideBreakerAction,
+} from '../../lambdas/core/operator';
+import { positionals } from '../arguments';
+import type { Command, CommandContext } from '../command';
+import type { Deployment } from '../deployment';
+import { Refused } from '../errors';
+import { auditEntry } from '../replay-flow';
+
+const HELP: Readonly<Record<BreakerAction, string>> = {
+  resume: `pq resume - let a paused consumer consume again
+
+Usage: pq resume --reason "why it is safe now"
+
+The consumer was paused (pq status: breaker open) because different messages failed together
+(an outage of something they share) or a stop condition hit (the quarantine could not be
+written, or too many messages were being quarantined). Check that the cause is gone first.
+A stop ("STOP: no automatic resume" in pq status) waits for exactly this.`,
+  hold: `pq hold - keep a paused consumer paused
+
+Usage: pq hold --reason "why"
+
+The pause execution stops probing (no automatic resume) and waits for pq resume. Use it while a
+dependency is known to be down, or while you investigate.`,
+};
+
+function breakerCommand(action: BreakerAction): Command {
+  return {
+    name: action,
+    summary: action === 'resume' ? 'let a paused consumer consume again' : 'keep a paused consumer paused',
+    options: { reason: { type: 'string' } },
+    help: HELP[action],
+    async run(context: CommandContext) {
+      positionals(context.args, []);
+      const reason = context.args.string('reason');
+      const missing = checkReason(reason);
+      if (missing) throw new Refused(missing.reason);
+      const deployment = await context.deployment();
+      const { breaker } = await deployment.controlItems.read();
+      const decision = decideBreakerAction(breaker.breaker, action);
+      if (decision.kind === 'refuse') throw new Refused(decision.reason);
+      const actor = await context.actor((reason ?? '').trim());
+      // Action first, token second: the pause execution refuses to start a wait once it sees a
+      // resume, so a resume cannot slip between its read and its wait.
+      await deployment.controlItems.setOperatorAction(action, auditEntry(actor, action));
+      const token = await deployment.controlItems.breakerTaskToken();
+      const answered = token !== undefined && (await answer(deployment, token, breakerOutput(action, actor)));
+      return {
+        json: { action, answeredWaitingExecution: answered },
+        text:
+          `Recorded ${action} on the breaker.` +
+          (answered
+            ? ' The waiting pause execution has been answered.\n'
+            : ' No pause execution waits for an answer right now: it reads the action at its next checkpoint.\n'),
+      };
+    },
+  };
+}
+
+/**
+ * A token the execution no longer waits on (it moved on since we read it) is not a failure: the
+ * action is recorded, and the execution reads it at its next checkpoint.
+ */
+async function answer(deployment: Deployment, token: string, output: object): Promise<boolean> {
+  try {
+    await deployment.operations.sendDecision(token, output);
+    return true;
+  } catch (error) {
+    if (error instanceof TaskTokenRejectedError) return false;
+    throw error;
+  }
+}
+
+export const resume = breakerCommand('resume');
+export const hold = breakerCommand('hold');

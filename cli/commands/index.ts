@@ -1,0 +1,23 @@
+/** Every command, in the order the overall help lists them. */
+import type { Command } from '../command';
+import { hold, resume } from './breaker';
+import { cause } from './cause';
+import { freeze, unfreeze } from './freeze';
+import { list } from './list';
+import { replay } from './replay';
+import { show } from './show';
+import { status } from './status';
+import { verify } from './verify';
+
+export const COMMANDS: readonly Command[] = [
+  status,
+  list,
+  show,
+  cause,
+  replay,
+  verify,
+  freeze,
+  unfreeze,
+  hold,
+  resume,
+];

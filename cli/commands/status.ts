@@ -1,0 +1,131 @@
+/** `pq status`: is the consumer consuming, and what waits for a person. */
+import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import type { Command, CommandContext } from '../command';
+import type { ControlView } from '../control-items';
+import type { Deployment } from '../deployment';
+import { fields, section, table } from '../output';
+
+/** Every status that still needs a person; `replaying` only lingers when a replay broke half-way. */
+const UNRESOLVED = ['open', 'awaiting-operator', 'replaying'] as const;
+
+export const status: Command = {
+  name: 'status',
+  summary: 'is it consuming? queue depth, mapping, breaker, isolation, freeze, open records',
+  options: {},
+  help: `pq status - the pipeline at a glance
+
+Usage: pq status [--function NAME] [--json]
+
+Shows:
+  Mapping     the event source mapping: Enabled = consuming; Disabled = paused (breaker or a person)
+  Queue       messages visible (waiting), in flight (being worked on), delayed (backing off)
+  Breaker     closed = normal; open = paused after an outage or a stop condition (reason, epoch);
+              half-open = probing. "waiting for operator" = run pq resume or pq hold
+  Isolation   a trial that runs one message at a time after an unattributable crash
+  Replay      allowed, or FROZEN (by whom, why): pq unfreeze --reason "..."
+  Records     unresolved quarantine records by reason. awaiting-operator = outcome unknown:
+              check the outside system, then pq verify. replaying = a replay broke half-way
+
+Next: pq list --group`,
+  async run(context: CommandContext) {
+    const deployment = await context.deployment();
+    const [queue, control, records] = await Promise.all([
+      deployment.queue.depth(),
+      deployment.controlItems.read(),
+      Promise.all(UNRESOLVED.map((state) => deployment.records.list({ status: state as QuarantineStatus }))),
+    ]);
+    const byReason = countByReason(records.flat());
+    const json = {
+      function: deployment.functionName,
+      mapping: deployment.mapping ?? null,
+      queue,
+      breaker: control.breaker,
+      isolation: control.isolation ?? null,
+      replay: control.freeze,
+      unresolvedRecords: byReason,
+    };
+    return { json, text: render(deployment, queue, control, byReason) };
+  },
+};
+
+interface ReasonCount {
+  readonly reason: string;
+  readonly open: number;
+  readonly awaitingOperator: number;
+  readonly replaying: number;
+}
+
+function countByReason(records: readonly QuarantineRecord[]): ReasonCount[] {
+  const counts = new Map<string, ReasonCount>();
+  for (const record of records) {
+    const count = counts.get(record.reason) ?? {
+      reason: record.reason,
+      open: 0,
+      awaitingOperator: 0,
+      replaying: 0,
+    };
+    const key =
+      record.status === 'awaiting-operator'
+        ? 'awaitingOperator'
+        : (record.status as string) === 'replaying'
+          ? 'replaying'
+          : 'open';
+    counts.set(record.reason, { ...count, [key]: count[key] + 1 });
+  }
+  return [...counts.values()].sort((a, b) => a.reason.localeCompare(b.reason));
+}
+
+function render(
+  deployment: Deployment,
+  queue: { visible: number; inFlight: number; delayed: number },
+  control: ControlView,
+  byReason: readonly ReasonCount[],
+): string {
+  const { mapping } = deployment;
+  const overview = fields([
+    ['Consumer', deployment.functionName],
+    [
+      'Mapping',
+      mapping
+        ? `${mapping.state} (batch size ${mapping.batchSize ?? '-'}, max concurrency ${mapping.maximumConcurrency ?? '-'}, uuid ${mapping.uuid})`
+        : 'no event source mapping found for this function',
+    ],
+    ['Queue', `${queue.visible} visible, ${queue.inFlight} in flight, ${queue.delayed} delayed`],
+    ['Breaker', describeBreaker(control)],
+    ['Isolation', describeIsolation(control)],
+    ['Replay', describeFreeze(control)],
+  ]);
+  const rows = byReason.map((count) => [count.reason, count.open, count.awaitingOperator, count.replaying]);
+  return (
+    overview +
+    section(
+      'Unresolved quarantine records',
+      table(['REASON', 'OPEN', 'AWAITING-OPERATOR', 'REPLAYING'], rows, '(none: nothing is quarantined)'),
+    )
+  );
+}
+
+function describeBreaker({ breaker: view }: ControlView): string {
+  const { breaker } = view;
+  if (breaker === undefined || breaker.state === 'closed') return `closed (consuming normally)`;
+  const parts = [
+    `${breaker.state.toUpperCase()} since ${new Date(breaker.openedAt).toISOString()}`,
+    `reason ${breaker.reason}`,
+    `epoch ${breaker.epoch}`,
+    `cool-down ${breaker.cooldownSeconds} s`,
+    breaker.stop ? 'STOP: no automatic resume' : 'resumes by itself after a good probe',
+  ];
+  if (view.operatorAction) parts.push(`operator said ${view.operatorAction}`);
+  if (view.waitingForOperator) parts.push('WAITING FOR OPERATOR: pq resume | pq hold');
+  return parts.join('; ');
+}
+
+function describeIsolation({ isolation }: ControlView): string {
+  if (!isolation?.active) return 'off';
+  return `ACTIVE: one message at a time, ${isolation.remaining} more without a crash to end it (since ${new Date(isolation.startedAt).toISOString()}, ${isolation.reason})`;
+}
+
+function describeFreeze({ freeze }: ControlView): string {
+  if (!freeze.frozen) return 'allowed';
+  return `FROZEN by ${freeze.who ?? '?'} at ${freeze.when ?? '?'}: ${freeze.why ?? ''}`;
+}

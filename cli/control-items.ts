@@ -1,0 +1,137 @@
+/**
+ * What the operator reads and writes on the control table beyond ControlState: the breaker's
+ * operator fields (operatorAction and its audit, whether a pause execution waits for an answer)
+ * and the replay freeze's who/when/why. The breaker's task token is a bearer secret: only
+ * `breakerTaskToken` returns it; every other read turns it into a yes/no.
+ */
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type Item, ItemReader, L, S } from '../lambdas/adapters/attribute-values';
+import { namesIn, updateIf } from '../lambdas/adapters/conditional-writes';
+import {
+  BREAKER_KEY,
+  FREEZE_KEY,
+  ISOLATION_KEY,
+  toBreaker,
+  toIsolation,
+} from '../lambdas/adapters/control-items';
+import { auditEntryAttribute } from '../lambdas/adapters/quarantine-item';
+import type { AuditEntry } from '../lambdas/adapters/quarantine-writer';
+import type { BreakerRecord } from '../lambdas/core/breaker';
+import type { IsolationTrial } from '../lambdas/core/isolation';
+import type { BreakerAction } from '../lambdas/core/operator';
+import { Refused } from './errors';
+
+// The pause execution reads operatorAction at each checkpoint and clears it when it closes the
+// breaker; the condition re-checks that there is still a pause to answer.
+const IS_PAUSED = 'attribute_exists(#pk) AND #state IN (:open, :halfOpen)';
+const SET_ACTION =
+  'SET #operatorAction = :action, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+
+export interface BreakerView {
+  /** Undefined: the breaker never opened (no item). */
+  readonly breaker: BreakerRecord | undefined;
+  readonly operatorAction?: string;
+  /** A pause execution waits for an operator's answer (a task token is stored). */
+  readonly waitingForOperator: boolean;
+  readonly audit: readonly AuditEntry[];
+}
+
+export interface FreezeView {
+  readonly frozen: boolean;
+  readonly who?: string;
+  readonly when?: string;
+  readonly why?: string;
+}
+
+export interface ControlView {
+  readonly breaker: BreakerView;
+  readonly isolation: IsolationTrial | undefined;
+  readonly freeze: FreezeView;
+}
+
+export class ControlItems {
+  constructor(
+    private readonly dynamodb: DynamoDBClient,
+    private readonly table: string,
+    private readonly defaultCooldownSeconds: number,
+  ) {}
+
+  async read(): Promise<ControlView> {
+    const [breaker, isolation, freeze] = await Promise.all([
+      this.get(BREAKER_KEY),
+      this.get(ISOLATION_KEY),
+      this.get(FREEZE_KEY),
+    ]);
+    return {
+      breaker: this.breakerView(breaker),
+      isolation: isolation && toIsolation(isolation),
+      freeze: freezeView(freeze),
+    };
+  }
+
+  /** The token of the pause execution's open wait, if any. Never log or print it. */
+  async breakerTaskToken(): Promise<string | undefined> {
+    const item = await this.get(BREAKER_KEY, '#taskToken');
+    return item && new ItemReader(item, 'breaker').optionalString('taskToken');
+  }
+
+  /** Rule 4: the operator's answer to a pause, with its audit entry, on the breaker item. */
+  async setOperatorAction(action: BreakerAction, entry: AuditEntry): Promise<void> {
+    const outcome = await updateIf(this.dynamodb, {
+      tableName: this.table,
+      key: BREAKER_KEY,
+      update: SET_ACTION,
+      condition: IS_PAUSED,
+      values: {
+        ':action': S(action),
+        ':open': S('open'),
+        ':halfOpen': S('half-open'),
+        ':entry': L([auditEntryAttribute(entry)]),
+        ':noAudit': L([]),
+      },
+    });
+    if (!outcome.ok)
+      throw new Refused(`the breaker closed before ${action} was recorded: consumption is running`);
+  }
+
+  private async get(key: Item, projection?: string): Promise<Item | undefined> {
+    const { Item: item } = await this.dynamodb.send(
+      new GetItemCommand({
+        TableName: this.table,
+        Key: key,
+        ConsistentRead: true,
+        ...(projection
+          ? { ProjectionExpression: projection, ExpressionAttributeNames: namesIn(projection) }
+          : {}),
+      }),
+    );
+    return item;
+  }
+
+  private breakerView(item: Item | undefined): BreakerView {
+    if (item === undefined) return { breaker: undefined, waitingForOperator: false, audit: [] };
+    const read = new ItemReader(item, 'breaker');
+    const operatorAction = read.optionalString('operatorAction');
+    return {
+      breaker: toBreaker(item, this.defaultCooldownSeconds),
+      ...(operatorAction === undefined ? {} : { operatorAction }),
+      waitingForOperator: item.taskToken !== undefined,
+      audit: read.list('audit').map((entry) => ({
+        who: entry.string('who'),
+        when: entry.string('when'),
+        what: entry.string('what'),
+        why: entry.string('why'),
+      })),
+    };
+  }
+}
+
+function freezeView(item: Item | undefined): FreezeView {
+  if (item === undefined) return { frozen: false };
+  const read = new ItemReader(item, 'replay freeze');
+  const optional = (name: string) => {
+    const value = read.optionalString(name);
+    return value === undefined ? {} : { [name]: value };
+  };
+  return { frozen: read.boolean('frozen'), ...optional('who'), ...optional('when'), ...optional('why') };
+}

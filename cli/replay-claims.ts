@@ -1,0 +1,66 @@
+/**
+ * The status changes of a plain replay. `replaying` is held from the claim until the message is
+ * sent, so two operators (or two runs of one) cannot replay a record twice, and the claim
+ * re-checks rule 12 in its condition. The adapter's status type has no `replaying` (only the CLI
+ * ever writes it), so these three writes live here.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type Item, ItemReader, L, S } from '../lambdas/adapters/attribute-values';
+import { updateIf } from '../lambdas/adapters/conditional-writes';
+import { auditEntryAttribute } from '../lambdas/adapters/quarantine-item';
+import type { AuditEntry } from '../lambdas/adapters/quarantine-writer';
+import { UNIDENTIFIED_CAUSE } from '../lambdas/core/operator';
+import { Refused } from './errors';
+
+// Record timeline: open --claim--> replaying --finish--> replayed
+//                                  replaying --release--> open (the replay did not happen)
+const IS_STATUS = 'attribute_exists(#id) AND #status = :from';
+const HAS_CAUSE = '#cause <> :unidentified';
+const SET_STATUS = 'SET #status = :to, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+
+export class ReplayClaims {
+  constructor(
+    private readonly dynamodb: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  async claim(id: string, entry: AuditEntry): Promise<void> {
+    await this.move(id, 'open', 'replaying', entry, HAS_CAUSE);
+  }
+
+  async finish(id: string, entry: AuditEntry): Promise<void> {
+    await this.move(id, 'replaying', 'replayed', entry);
+  }
+
+  /** Undoes a claim whose replay did not happen. */
+  async release(id: string, entry: AuditEntry): Promise<void> {
+    await this.move(id, 'replaying', 'open', entry);
+  }
+
+  private async move(id: string, from: string, to: string, entry: AuditEntry, also?: string): Promise<void> {
+    const outcome = await updateIf(this.dynamodb, {
+      tableName: this.table,
+      key: { id: S(id) },
+      update: SET_STATUS,
+      condition: also ? `${IS_STATUS} AND ${also}` : IS_STATUS,
+      values: {
+        ':from': S(from),
+        ':to': S(to),
+        ':entry': L([auditEntryAttribute(entry)]),
+        ':noAudit': L([]),
+        ...(also ? { ':unidentified': S(UNIDENTIFIED_CAUSE) } : {}),
+      },
+    });
+    if (!outcome.ok) throw new Refused(`record ${id} is no longer ${from} (${describe(outcome.old)})`);
+  }
+}
+
+/** What the record is now, for the refusal (usually: another operator acted first). */
+function describe(item: Item | undefined): string {
+  if (item === undefined) return 'it does not exist';
+  const read = new ItemReader(item, 'quarantine record');
+  const status = read.optionalString('status') ?? 'unknown';
+  return read.optionalString('cause') === UNIDENTIFIED_CAUSE
+    ? `status ${status}, no cause recorded`
+    : `status ${status}`;
+}

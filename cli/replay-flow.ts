@@ -1,0 +1,141 @@
+/**
+ * One replay (rule 4), shared by `replay` and `verify --not-done`. Everything is read first, so a
+ * record that cannot be replayed changes nothing. Then: a plain replay claims the record
+ * (`replaying`); the ledger gets a fresh budget, conditioned on still holding this quarantine,
+ * which is what makes a replay happen once (and it comes before the send: the replayed delivery
+ * would otherwise meet a `quarantined` item and be acknowledged as a duplicate); the exact body
+ * goes to the source queue with its attributes and `pq-replay-of`; the record gets its `replay`
+ * audit entry. A record awaiting an operator keeps its status: the state machine moves it on
+ * when it receives the decision. A failure before the send succeeds is undone.
+ */
+import { LedgerStateMismatchError } from '../lambdas/adapters/errors';
+import type { AuditEntry, QuarantineRecord } from '../lambdas/adapters/quarantine-writer';
+import type { RecordedMessageAttribute } from '../lambdas/adapters/source-queue';
+import { REPLAY_AUDIT } from '../lambdas/core/operator';
+import { exactUtf8 } from './body';
+import type { Deployment } from './deployment';
+import { Refused } from './errors';
+
+export interface Actor {
+  readonly who: string;
+  readonly why: string;
+  readonly now: Date;
+}
+
+/** `replay`: from open, through replaying, to replayed. `verify`: the status is the state machine's. */
+export type ReplayVia = 'replay' | 'verify';
+
+export interface ReplayReceipt {
+  readonly id: string;
+  /** The new SQS message id. */
+  readonly messageId: string;
+  /** The ledger's generation after the reset: the replay's fresh budget. */
+  readonly generation: number;
+}
+
+export function auditEntry(actor: Actor, what: string, why = actor.why): AuditEntry {
+  return { who: actor.who, when: actor.now.toISOString(), what, why };
+}
+
+export async function replayRecord(
+  deployment: Deployment,
+  record: QuarantineRecord,
+  via: ReplayVia,
+  actor: Actor,
+): Promise<ReplayReceipt> {
+  const { id } = record;
+  const body = exactUtf8(await deployment.records.readBody(id));
+  if (body === undefined) {
+    throw new Refused(
+      `record ${id}: its body is not UTF-8 text, which SQS cannot carry exactly (show --body-out)`,
+    );
+  }
+  const messageAttributes = recordedAttributes(await deployment.records.readEnvelope(id));
+
+  if (via === 'replay') await deployment.claims.claim(id, auditEntry(actor, 'replay-started'));
+  let ledgerReset = false;
+  let receipt: ReplayReceipt;
+  try {
+    const ledger = await deployment.ledger.resetForReplay(record.messageKey, {
+      expectedState: 'quarantined',
+      quarantineId: id,
+      now: actor.now,
+    });
+    ledgerReset = true;
+    const sent = await deployment.queue.replay({
+      body,
+      messageAttributes,
+      ...(record.messageGroupId === undefined ? {} : { messageGroupId: record.messageGroupId }),
+      replayOf: id,
+    });
+    receipt = { id, messageId: sent.messageId, generation: ledger.generation };
+  } catch (error) {
+    await undo(deployment, record, via, actor, { ledgerReset, failure: (error as Error).message });
+    if (error instanceof LedgerStateMismatchError) {
+      throw new Refused(
+        `record ${id}: the attempts ledger no longer holds this quarantine, nothing was sent (${error.message})`,
+      );
+    }
+    throw error;
+  }
+  try {
+    const entry = auditEntry(actor, REPLAY_AUDIT);
+    if (via === 'replay') await deployment.claims.finish(id, entry);
+    else await deployment.records.appendAudit(id, { ...entry, when: actor.now });
+  } catch (error) {
+    throw new Error(
+      `record ${id} WAS replayed as message ${receipt.messageId}, but its replay was not recorded ` +
+        `(${(error as Error).message}): do not replay it again`,
+    );
+  }
+  return receipt;
+}
+
+/**
+ * Puts the ledger and the record back as they were. If the send failed ambiguously and the
+ * message did reach the queue, the re-quarantined ledger makes its delivery a duplicate
+ * (acknowledged, no work): the record is open again and nothing ran twice.
+ */
+async function undo(
+  deployment: Deployment,
+  record: QuarantineRecord,
+  via: ReplayVia,
+  actor: Actor,
+  outcome: { readonly ledgerReset: boolean; readonly failure: string },
+): Promise<void> {
+  try {
+    if (outcome.ledgerReset) {
+      await deployment.ledger.markQuarantined(record.messageKey, { quarantineId: record.id, now: actor.now });
+    }
+    if (via === 'replay')
+      await deployment.claims.release(record.id, auditEntry(actor, 'replay-aborted', outcome.failure));
+  } catch (undoError) {
+    throw new Error(
+      `record ${record.id}: replay failed (${outcome.failure}) and could not be undone ` +
+        `(${(undoError as Error).message}); the record may stay "replaying" and its ledger item may ` +
+        'already have a fresh budget: check both (pq show) before replaying again',
+    );
+  }
+}
+
+/**
+ * The envelope keeps the attributes as the Lambda SQS event delivered them (camelCase, binary
+ * values in base64); list values are reserved by SQS and never set.
+ */
+function recordedAttributes(envelope: Record<string, unknown>): Record<string, RecordedMessageAttribute> {
+  const raw = envelope.messageAttributes;
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object') throw new Error("the envelope's messageAttributes is not an object");
+  const attributes: Record<string, RecordedMessageAttribute> = {};
+  for (const [name, value] of Object.entries(raw as Record<string, Record<string, unknown> | null>)) {
+    const { dataType, stringValue, binaryValue } = value ?? {};
+    if (typeof dataType !== 'string')
+      throw new Error(`the envelope's message attribute ${name} has no dataType`);
+    attributes[name] = {
+      dataType,
+      ...(typeof stringValue === 'string' ? { stringValue } : {}),
+      ...(typeof binaryValue === 'string' ? { binaryValue } : {}),
+    };
+  }
+  return attributes;
+}

@@ -1,0 +1,342 @@
+/**
+ * The attempts table (docs/design.md, "Attempts table"): one conditional write per transition,
+ * so the ledger, not SQS, knows how often a message was tried. Domain `key` <-> table `pk`.
+ */
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../core/types';
+import { evidenceToAttribute, externalToAttribute, type Item, ItemReader, N, S } from './attribute-values';
+import { type ConditionalOutcome, guarded, namesIn, updateIf } from './conditional-writes';
+import {
+  describeSdkError,
+  LedgerStateMismatchError,
+  LedgerUnavailableError,
+  StaleAttemptError,
+} from './errors';
+import { describeEntry, type LedgerEntry, toLedgerEntry } from './ledger-item';
+
+export type { LedgerEntry } from './ledger-item';
+
+export type StartResult =
+  | { readonly started: true; readonly item: LedgerEntry }
+  /** The condition failed: `previous` is the item as it was (ALL_OLD), for `decideDelivery`. */
+  | { readonly started: false; readonly previous: LedgerEntry };
+
+export interface StartInput {
+  readonly key: string;
+  readonly attemptId: string;
+  readonly envId: string;
+  readonly messageId: string;
+  readonly now: Date;
+  /** TTL, epoch seconds. */
+  readonly expiresAt: number;
+}
+
+export interface RestartInput extends StartInput {
+  /** The crashed attempt: the restart succeeds only if it is still the one in flight. */
+  readonly previousAttemptId: string;
+  /** Rule 5: 1 when the crash is attributable to this message, 0 when not (rule 6). */
+  readonly charge: number;
+}
+
+export interface QuarantineMark {
+  /** When known, the mark is refused unless this attempt is still the latest. */
+  readonly attemptId?: string;
+  readonly quarantineId: string;
+  readonly charge?: number;
+  readonly now: Date;
+}
+
+// Timeline of one item:
+//   (absent) --start--> in-flight --complete--> completed
+//                       in-flight --recordFailure--> ready --start--> in-flight ...
+//                       in-flight | ready --markQuarantined--> quarantined --resetForReplay--> ready
+//                       in-flight --(crash: nothing is written)--> in-flight --restartAfterCrash--> in-flight
+// Every write after the start names its attempt, so a stale attempt cannot overwrite a newer one.
+const IS_NEW = 'attribute_not_exists(#pk)';
+const IS_READY = '#state = :ready';
+const IS_IN_FLIGHT = '#state = :inFlight';
+const IS_ATTEMPT = '#attemptId = :attemptId';
+const IS_PREVIOUS_ATTEMPT = '#attemptId = :previousAttemptId';
+const IS_OPEN = '#state IN (:inFlight, :ready)';
+const IS_QUARANTINED = '#state = :quarantined';
+
+/** What starting an attempt sets; shared by `start` and `restartAfterCrash`. */
+const BEGIN_ATTEMPT =
+  '#state = :inFlight, #attemptId = :attemptId, #envId = :envId, #messageId = :messageId, ' +
+  '#stage = :started, #lastAttemptAt = :now, #firstAttemptAt = if_not_exists(#firstAttemptAt, :now), ' +
+  '#expiresAt = :expiresAt';
+/** A first start (or an item written before these counters existed) gets them at 0. */
+const COUNTER_DEFAULTS =
+  '#charged = if_not_exists(#charged, :zero), #transientFailures = if_not_exists(#transientFailures, :zero), ' +
+  '#unknownFailures = if_not_exists(#unknownFailures, :zero), #generation = if_not_exists(#generation, :zero)';
+
+const IN_FLIGHT = S('in-flight');
+const READY = S('ready');
+const COMPLETED = S('completed');
+const QUARANTINED = S('quarantined');
+
+type Outcome =
+  | { readonly ok: true; readonly item: LedgerEntry }
+  | { readonly ok: false; readonly previous?: LedgerEntry };
+
+export class AttemptLedger {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** Rule 1: the one write before the work. Fails closed: any error but the condition throws. */
+  async start(input: StartInput): Promise<StartResult> {
+    const outcome = await this.update('start', input.key, {
+      update: `SET ${BEGIN_ATTEMPT}, ${COUNTER_DEFAULTS} REMOVE #external ADD #attempts :one`,
+      condition: `${IS_NEW} OR ${IS_READY}`,
+      values: { ...beginValues(input), ':ready': READY, ':zero': N(0) },
+    });
+    return startResult('start', input.key, outcome);
+  }
+
+  /** Settles a crashed attempt (charging it or not) and starts the next one, in one write. */
+  async restartAfterCrash(input: RestartInput): Promise<StartResult> {
+    const outcome = await this.update('restartAfterCrash', input.key, {
+      update: `SET ${BEGIN_ATTEMPT} REMOVE #external ADD #attempts :one, #charged :charge`,
+      condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT}`,
+      values: {
+        ...beginValues(input),
+        ':previousAttemptId': S(input.previousAttemptId),
+        ':charge': N(input.charge),
+      },
+    });
+    return startResult('restartAfterCrash', input.key, outcome);
+  }
+
+  /** `ctx.stage(name)`: the last durable stage of the attempt in flight. */
+  async recordStage(key: string, attemptId: string, stage: string): Promise<LedgerEntry> {
+    return this.whileInFlight('recordStage', key, attemptId, 'SET #stage = :stage', { ':stage': S(stage) });
+  }
+
+  /** `ctx.external(...)`: `pending` before the outside call, `done` or `not-sent` after (rule 8). */
+  async recordExternal(key: string, attemptId: string, external: ExternalRecord): Promise<LedgerEntry> {
+    return this.whileInFlight('recordExternal', key, attemptId, 'SET #external = :external', {
+      ':external': externalToAttribute(external),
+    });
+  }
+
+  /** The second and last write of a healthy message. A retry of a write that landed is a success. */
+  async complete(key: string, attemptId: string, now: Date): Promise<LedgerEntry> {
+    return this.whileInFlight(
+      'complete',
+      key,
+      attemptId,
+      'SET #state = :completed, #lastEndedAt = :now REMOVE #envId',
+      { ':completed': COMPLETED, ':now': S(now.toISOString()) },
+      (current) => current.state === 'completed' && current.attemptId === attemptId,
+    );
+  }
+
+  /**
+   * A caught error with a retry ahead (or a crash settled during an outage): the counters the
+   * core decided, `ready`. Without `lastError` the previous evidence stays.
+   */
+  async recordFailure(
+    key: string,
+    attemptId: string,
+    failure: { readonly counters: FailureCounters; readonly lastError?: ErrorEvidence; readonly now: Date },
+  ): Promise<LedgerEntry> {
+    const { counters, lastError } = failure;
+    return this.whileInFlight(
+      'recordFailure',
+      key,
+      attemptId,
+      'SET #state = :ready, #charged = :charged, #transientFailures = :transient, #unknownFailures = :unknown, ' +
+        `#lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''} REMOVE #envId`,
+      {
+        ':ready': READY,
+        ':charged': N(counters.charged),
+        ':transient': N(counters.transientFailures),
+        ':unknown': N(counters.unknownFailures),
+        ':now': S(failure.now.toISOString()),
+        ...(lastError ? { ':lastError': evidenceToAttribute(lastError) } : {}),
+      },
+      (current) => current.state === 'ready' && current.attemptId === attemptId,
+    );
+  }
+
+  /**
+   * The last quarantine step before the acknowledgement. The TTL is removed: a quarantined key
+   * must stay known (rule 13 duplicates, a later replay) for as long as its record is open.
+   */
+  async markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry> {
+    const { attemptId } = mark;
+    const outcome = await this.update('markQuarantined', key, {
+      update:
+        'SET #state = :quarantined, #quarantineId = :quarantineId, #lastEndedAt = :now ' +
+        'REMOVE #envId, #expiresAt ADD #charged :charge',
+      condition: attemptId === undefined ? IS_OPEN : `${IS_ATTEMPT} AND ${IS_OPEN}`,
+      values: {
+        ':quarantined': QUARANTINED,
+        ':inFlight': IN_FLIGHT,
+        ':ready': READY,
+        ':quarantineId': S(mark.quarantineId),
+        ':now': S(mark.now.toISOString()),
+        ':charge': N(mark.charge ?? 0),
+        ...(attemptId === undefined ? {} : { ':attemptId': S(attemptId) }),
+      },
+    });
+    if (outcome.ok) return outcome.item;
+    const current = outcome.previous;
+    // A retry after the mark landed: the same quarantine, nothing left to do (and nothing charged twice).
+    if (current?.state === 'quarantined' && current.quarantineId === mark.quarantineId) return current;
+    const message = `markQuarantined refused for key ${JSON.stringify(key)}: ${describeEntry(current)}`;
+    throw attemptId === undefined
+      ? new LedgerStateMismatchError(message, current)
+      : new StaleAttemptError(message, current);
+  }
+
+  /** Keys the execution environment had in flight (the sparse byEnv index; eventually consistent). */
+  async inFlightKeysOf(envId: string): Promise<string[]> {
+    const keys: string[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page = await guarded(
+        () =>
+          this.client.send(
+            new QueryCommand({
+              TableName: this.tableName,
+              IndexName: 'byEnv',
+              KeyConditionExpression: '#envId = :envId',
+              ProjectionExpression: '#pk',
+              ExpressionAttributeNames: namesIn('#envId #pk'),
+              ExpressionAttributeValues: { ':envId': S(envId) },
+              ExclusiveStartKey: startKey,
+            }),
+          ),
+        (error) => this.unavailable('inFlightKeysOf', error),
+      );
+      for (const item of page.Items ?? []) keys.push(new ItemReader(item, 'byEnv entry').string('pk'));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return keys;
+  }
+
+  /** Operator side: the item as it is now (strongly consistent). */
+  async get(key: string): Promise<LedgerEntry | undefined> {
+    const result = await guarded(
+      () =>
+        this.client.send(
+          new GetItemCommand({ TableName: this.tableName, Key: { pk: S(key) }, ConsistentRead: true }),
+        ),
+      (error) => this.unavailable('get', error),
+    );
+    return result.Item === undefined ? undefined : toLedgerEntry(result.Item);
+  }
+
+  /**
+   * Operator side, before a replay: a fresh budget (generation + 1, counters 0), `ready`. The
+   * attempt count and `lastError` stay: they are history, not budget. With `quarantineId`, only
+   * that quarantine is reset (an old record cannot reset a newer generation's quarantine).
+   */
+  async resetForReplay(
+    key: string,
+    reset: { readonly expectedState: 'quarantined'; readonly quarantineId?: string; readonly now: Date },
+  ): Promise<LedgerEntry> {
+    const { quarantineId } = reset;
+    const outcome = await this.update('resetForReplay', key, {
+      update:
+        'SET #state = :ready, #charged = :zero, #transientFailures = :zero, #unknownFailures = :zero, ' +
+        '#replayedAt = :now REMOVE #external, #quarantineId, #envId ADD #generation :one',
+      condition:
+        quarantineId === undefined ? IS_QUARANTINED : `${IS_QUARANTINED} AND #quarantineId = :quarantineId`,
+      values: {
+        ':ready': READY,
+        ':quarantined': QUARANTINED,
+        ':zero': N(0),
+        ':one': N(1),
+        ':now': S(reset.now.toISOString()),
+        ...(quarantineId === undefined ? {} : { ':quarantineId': S(quarantineId) }),
+      },
+    });
+    if (outcome.ok) return outcome.item;
+    const expected = quarantineId === undefined ? 'quarantined' : `quarantined by ${quarantineId}`;
+    throw new LedgerStateMismatchError(
+      `resetForReplay refused for key ${JSON.stringify(key)}: expected ${expected}, found ${describeEntry(outcome.previous)}`,
+      outcome.previous,
+    );
+  }
+
+  /** A write conditioned on `attemptId` still being the attempt in flight. */
+  private async whileInFlight(
+    operation: string,
+    key: string,
+    attemptId: string,
+    update: string,
+    values: Record<string, AttributeValue>,
+    alreadyDone: (current: LedgerEntry) => boolean = () => false,
+  ): Promise<LedgerEntry> {
+    const outcome = await this.update(operation, key, {
+      update,
+      condition: `${IS_ATTEMPT} AND ${IS_IN_FLIGHT}`,
+      values: { ...values, ':attemptId': S(attemptId), ':inFlight': IN_FLIGHT },
+    });
+    if (outcome.ok) return outcome.item;
+    if (outcome.previous !== undefined && alreadyDone(outcome.previous)) return outcome.previous;
+    throw new StaleAttemptError(
+      `${operation} refused for key ${JSON.stringify(key)}: attempt ${attemptId} is not in flight (${describeEntry(outcome.previous)})`,
+      outcome.previous,
+    );
+  }
+
+  private async update(
+    operation: string,
+    key: string,
+    parts: {
+      readonly update: string;
+      readonly condition: string;
+      readonly values: Record<string, AttributeValue>;
+    },
+  ): Promise<Outcome> {
+    const outcome: ConditionalOutcome = await guarded(
+      () => updateIf(this.client, { tableName: this.tableName, key: { pk: S(key) }, ...parts }),
+      (error) => this.unavailable(operation, error),
+    );
+    if (outcome.ok) return { ok: true, item: toLedgerEntry(outcome.item) };
+    return { ok: false, previous: outcome.old && toLedgerEntry(outcome.old) };
+  }
+
+  private unavailable(operation: string, error: unknown): LedgerUnavailableError {
+    return new LedgerUnavailableError(
+      `Attempts table ${this.tableName}: ${operation} failed: ${describeSdkError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+function beginValues(input: StartInput): Record<string, AttributeValue> {
+  return {
+    ':inFlight': IN_FLIGHT,
+    ':attemptId': S(input.attemptId),
+    ':envId': S(input.envId),
+    ':messageId': S(input.messageId),
+    ':started': S('started'),
+    ':now': S(input.now.toISOString()),
+    ':expiresAt': N(input.expiresAt),
+    ':one': N(1),
+  };
+}
+
+function startResult(operation: string, key: string, outcome: Outcome): StartResult {
+  if (outcome.ok) return { started: true, item: outcome.item };
+  // Only restartAfterCrash can fail on no item (it vanished by TTL): nothing left to decide on.
+  if (outcome.previous === undefined) {
+    throw new LedgerUnavailableError(
+      `${operation} for key ${JSON.stringify(key)}: condition failed on no item`,
+    );
+  }
+  return { started: false, previous: outcome.previous };
+}

@@ -1,0 +1,309 @@
+/**
+ * The control table (docs/design.md, "Control table"): the breaker, the isolation trial, the
+ * failure window, crash counts and the replay freeze. Every transition several execution
+ * environments may race on is one conditional write, so exactly one of them wins.
+ */
+import {
+  BatchGetItemCommand,
+  type DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { BreakerRecord } from '../core/breaker';
+import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolation';
+import type { FailureEvent } from '../core/outage';
+import { defaultPolicy, type Policy } from '../core/types';
+import { BOOL, type Item, ItemReader, L, M, N, S } from './attribute-values';
+import { type ConditionalUpdate, guarded, namesIn, putIf, updateIf } from './conditional-writes';
+import { BREAKER_KEY, FREEZE_KEY, ISOLATION_KEY, toBreaker, toIsolation } from './control-items';
+import { ControlStateUnavailableError, describeSdkError } from './errors';
+
+/** What the consumer caches for a few seconds per execution environment. */
+export interface ControlSnapshot {
+  readonly breaker: BreakerRecord | undefined;
+  readonly isolation: IsolationTrial | undefined;
+  readonly replayFrozen: boolean;
+}
+
+export interface ReplayFreeze {
+  readonly frozen: boolean;
+  readonly who: string;
+  /** ISO-8601. */
+  readonly when: string;
+  readonly why: string;
+}
+
+/** The first cool-down, written when the breaker item is created by a trip. */
+export type BreakerTimings = Pick<Policy, 'breakerCooldownSeconds'>;
+
+/** BatchGetItem may leave keys unprocessed under load; after this many rounds the read fails. */
+const BATCH_ROUNDS = 5;
+
+// Breaker timeline: (absent) | closed --trip (consumer)--> open --(state machine, after the
+// cool-down)--> half-open --(state machine, from the probe counters)--> closed | open. A stop
+// trip escalates a breaker that is not stopped to a new episode. Each trip adds 1 to `epoch`,
+// which names the pause execution.
+const IS_ABSENT = 'attribute_not_exists(#pk)';
+const IS_CLOSED = '#state = :closed';
+const IS_NOT_STOPPED = '#stop = :false';
+const IS_HALF_OPEN = '#state = :halfOpen';
+// Isolation timeline: startIsolation -> active, remaining n --passed--> n - 1 ... 1 --passed--> idle.
+const HAS_MORE_TO_PASS = '#active = :true AND #remaining > :one';
+const PASSES_LAST = '#active = :true AND #remaining <= :one';
+
+export class ControlState {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    private readonly timings: BreakerTimings = defaultPolicy(),
+  ) {}
+
+  /** Breaker, isolation trial and freeze in one BatchGetItem (strongly consistent). */
+  async snapshot(): Promise<ControlSnapshot> {
+    let keys: Item[] = [BREAKER_KEY, ISOLATION_KEY, FREEZE_KEY];
+    const items: Item[] = [];
+    for (let round = 0; keys.length > 0; round++) {
+      if (round === BATCH_ROUNDS) {
+        throw new ControlStateUnavailableError(
+          `Control table ${this.tableName}: snapshot left keys unprocessed`,
+        );
+      }
+      if (round > 0) await sleep(25 * 2 ** round);
+      const request = { RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } };
+      const result = await this.guard('snapshot', () => this.client.send(new BatchGetItemCommand(request)));
+      items.push(...(result.Responses?.[this.tableName] ?? []));
+      keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    }
+    const find = (pk: string) => items.find((item) => item.pk?.S === pk);
+    const breaker = find('breaker');
+    const isolation = find('isolation');
+    const freeze = find('replay');
+    return {
+      breaker: breaker && toBreaker(breaker, this.timings.breakerCooldownSeconds),
+      isolation: isolation && toIsolation(isolation),
+      replayFrozen: freeze !== undefined && new ItemReader(freeze, 'replay freeze').boolean('frozen'),
+    };
+  }
+
+  /** Rule 7: one failure event (a transient error or a crash), kept for the window by TTL. */
+  async recordFailureEvent(event: {
+    readonly key: string;
+    readonly kind: 'transient' | 'crash';
+    readonly at: Date;
+    readonly eventId: string;
+    readonly expiresAt: number;
+  }): Promise<void> {
+    const item = {
+      pk: S('failure'),
+      sk: S(`${event.at.toISOString()}#${event.eventId}`),
+      key: S(event.key),
+      kind: S(event.kind),
+      at: N(event.at.getTime()),
+      expiresAt: N(event.expiresAt),
+    };
+    await this.put('recordFailureEvent', item);
+  }
+
+  /** Failure events at or after `since` (sort keys start with ISO times, so this is a key condition). */
+  async failuresSince(since: Date): Promise<FailureEvent[]> {
+    const events: FailureEvent[] = [];
+    let startKey: Item | undefined;
+    do {
+      const query = new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: '#pk = :pk AND #sk >= :since',
+        ExpressionAttributeNames: namesIn('#pk #sk'),
+        ExpressionAttributeValues: { ':pk': S('failure'), ':since': S(since.toISOString()) },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      });
+      const page = await this.guard('failuresSince', () => this.client.send(query));
+      for (const item of page.Items ?? []) {
+        const read = new ItemReader(item, 'failure event');
+        events.push({ key: read.string('key'), at: read.number('at') });
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return events;
+  }
+
+  /**
+   * How many messages the dead environment had in flight, fixed by its first discoverer: each
+   * discoverer counts (before it settles its own message), only the first count is written, and
+   * the others get it back from the failed condition (ALL_OLD), without another read.
+   */
+  async crashInFlight(
+    envId: string,
+    countIfFirst: () => Promise<number>,
+    expiresAt: number,
+  ): Promise<number> {
+    const counted = await countIfFirst();
+    const item = { pk: S('crash'), sk: S(envId), inFlight: N(counted), expiresAt: N(expiresAt) };
+    const outcome = await this.guard('crashInFlight', () =>
+      putIf(this.client, { tableName: this.tableName, item, condition: IS_ABSENT }),
+    );
+    return outcome.ok ? counted : new ItemReader(outcome.old ?? {}, `crash ${envId}`).number('inFlight');
+  }
+
+  /** Opens the breaker; among concurrent callers exactly one gets `tripped: true` and the new epoch. */
+  async tripBreaker(trip: {
+    readonly reason: string;
+    readonly now: Date;
+    readonly stop: boolean;
+  }): Promise<{ readonly tripped: boolean; readonly epoch: number }> {
+    const outcome = await this.update('tripBreaker', BREAKER_KEY, {
+      update:
+        'SET #state = :open, #reason = :reason, #openedAt = :now, #stop = :stop, ' +
+        '#cooldownSeconds = if_not_exists(#cooldownSeconds, :cooldown) ADD #epoch :one ' +
+        // An operator's answer belongs to the episode it was given in, never to the next one.
+        'REMOVE #operatorAction',
+      condition: trip.stop
+        ? `${IS_ABSENT} OR ${IS_CLOSED} OR ${IS_NOT_STOPPED}`
+        : `${IS_ABSENT} OR ${IS_CLOSED}`,
+      values: {
+        ':open': S('open'),
+        ':closed': S('closed'),
+        ':reason': S(trip.reason),
+        ':now': N(trip.now.getTime()),
+        ':stop': BOOL(trip.stop),
+        ':cooldown': N(this.timings.breakerCooldownSeconds),
+        ':one': N(1),
+        ...(trip.stop ? { ':false': BOOL(false) } : {}),
+      },
+    });
+    const item = outcome.ok ? outcome.item : outcome.old;
+    return {
+      tripped: outcome.ok,
+      epoch: item === undefined ? 0 : new ItemReader(item, 'breaker').counter('epoch'),
+    };
+  }
+
+  /**
+   * Rule 7: the half-open probe's result, as the operations state machine reads it (it owns the
+   * breaker's transitions, because closing means restoring the mapping): one ADD to
+   * `probeSuccesses` or `probeFailures`, only while the breaker is half-open.
+   */
+  async recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }> {
+    const counter = result === 'success' ? '#probeSuccesses' : '#probeFailures';
+    const outcome = await this.update('recordProbe', BREAKER_KEY, {
+      update: `ADD ${counter} :one`,
+      condition: IS_HALF_OPEN,
+      values: { ':one': N(1), ':halfOpen': S('half-open') },
+    });
+    return { counted: outcome.ok };
+  }
+
+  /** Rule 6: one message at a time until `messages` pass without a crash; a restart resets the count. */
+  async startIsolation(start: {
+    readonly now: Date;
+    readonly messages: number;
+    readonly reason?: string;
+  }): Promise<ActiveTrial> {
+    const reason = start.reason ?? 'unattributable-crash';
+    const trial: ActiveTrial = {
+      active: true,
+      remaining: start.messages,
+      startedAt: start.now.getTime(),
+      reason,
+    };
+    await this.put('startIsolation', {
+      ...ISOLATION_KEY,
+      active: BOOL(true),
+      remaining: N(trial.remaining),
+      startedAt: N(trial.startedAt),
+      reason: S(reason),
+    });
+    return trial;
+  }
+
+  /** One message passed the trial without a crash: count down; the last one ends the trial. */
+  async isolationMessagePassed(): Promise<IsolationTrial> {
+    const values = { ':true': BOOL(true), ':one': N(1) };
+    const counted = await this.update('isolationMessagePassed', ISOLATION_KEY, {
+      update: 'SET #remaining = #remaining - :one',
+      condition: HAS_MORE_TO_PASS,
+      values,
+    });
+    if (counted.ok) return toIsolation(counted.item);
+    if (counted.old === undefined || !toIsolation(counted.old).active) return NO_TRIAL;
+    const ended = await this.update('isolationMessagePassed', ISOLATION_KEY, {
+      update: 'SET #active = :false, #remaining = :zero',
+      condition: PASSES_LAST,
+      values: { ...values, ':false': BOOL(false), ':zero': N(0) },
+    });
+    // Not ended by this call: another environment ended it, or a crash restarted it. Either stands.
+    const after = ended.ok ? ended.item : ended.old;
+    return after === undefined ? NO_TRIAL : toIsolation(after);
+  }
+
+  /** Rule 11c: an operator freezes (or thaws) all replay. */
+  async setReplayFreeze(freeze: {
+    readonly frozen: boolean;
+    readonly who: string;
+    readonly why: string;
+    readonly now: Date;
+  }): Promise<ReplayFreeze> {
+    const record = {
+      frozen: freeze.frozen,
+      who: freeze.who,
+      when: freeze.now.toISOString(),
+      why: freeze.why,
+    };
+    // The latest state on top, every change kept in `audit` (rule 4: every action is recorded).
+    const entry = M({
+      who: S(record.who),
+      when: S(record.when),
+      what: S(record.frozen ? 'freeze' : 'unfreeze'),
+      why: S(record.why),
+    });
+    await this.guard('setReplayFreeze', () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: FREEZE_KEY,
+          UpdateExpression:
+            'SET #frozen = :frozen, #who = :who, #when = :when, #why = :why, ' +
+            '#audit = list_append(if_not_exists(#audit, :none), :entry)',
+          ExpressionAttributeNames: namesIn('#frozen #who #when #why #audit'),
+          ExpressionAttributeValues: {
+            ':frozen': BOOL(record.frozen),
+            ':who': S(record.who),
+            ':when': S(record.when),
+            ':why': S(record.why),
+            ':none': L([]),
+            ':entry': L([entry]),
+          },
+        }),
+      ),
+    );
+    return record;
+  }
+
+  private update(operation: string, key: Item, parts: Omit<ConditionalUpdate, 'tableName' | 'key'>) {
+    return this.guard(operation, () => updateIf(this.client, { tableName: this.tableName, key, ...parts }));
+  }
+
+  private async put(operation: string, item: Item): Promise<void> {
+    await this.guard(operation, () =>
+      this.client.send(new PutItemCommand({ TableName: this.tableName, Item: item })),
+    );
+  }
+
+  private guard<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return guarded(
+      call,
+      (error) =>
+        new ControlStateUnavailableError(
+          `Control table ${this.tableName}: ${operation} failed: ${describeSdkError(error)}`,
+          {
+            cause: error,
+          },
+        ),
+    );
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

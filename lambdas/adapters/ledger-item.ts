@@ -1,0 +1,46 @@
+/**
+ * Attempts-table item <-> domain LedgerItem (docs/design.md, "Attempts table"). The table's
+ * partition key `pk` is the domain's `key`.
+ */
+import type { LedgerItem, LedgerState } from '../core/types';
+import { defined, evidenceFromItem, externalFromItem, type Item, ItemReader } from './attribute-values';
+
+/** A ledger item with the times this adapter adds beyond the core's LedgerItem. */
+export interface LedgerEntry extends LedgerItem {
+  /** ISO-8601: when the latest attempt ended (completed, failed or quarantined). */
+  readonly lastEndedAt?: string;
+  /** ISO-8601: the latest operator reset for a replay. */
+  readonly replayedAt?: string;
+}
+
+/** Counters absent on an item (written before they existed) read as 0. */
+export function toLedgerEntry(item: Item): LedgerEntry {
+  const read = new ItemReader(item, 'attempts table item');
+  return {
+    key: read.string('pk'),
+    state: read.string('state') as LedgerState,
+    attempts: read.counter('attempts'),
+    charged: read.counter('charged'),
+    transientFailures: read.counter('transientFailures'),
+    unknownFailures: read.counter('unknownFailures'),
+    generation: read.counter('generation'),
+    attemptId: read.string('attemptId'),
+    messageId: read.string('messageId'),
+    stage: read.string('stage'),
+    firstAttemptAt: read.string('firstAttemptAt'),
+    lastAttemptAt: read.string('lastAttemptAt'),
+    ...defined({
+      envId: read.optionalString('envId'),
+      external: externalFromItem(read.optionalMap('external')),
+      lastError: evidenceFromItem(read.optionalMap('lastError')),
+      quarantineId: read.optionalString('quarantineId'),
+      lastEndedAt: read.optionalString('lastEndedAt'),
+      replayedAt: read.optionalString('replayedAt'),
+    }),
+  };
+}
+
+/** For error messages: never the body, only what identifies the attempt. */
+export function describeEntry(item: LedgerEntry | undefined): string {
+  return item === undefined ? 'no item' : `state ${item.state}, attempt ${item.attemptId}`;
+}

@@ -1,0 +1,112 @@
+/**
+ * The operations state machine (docs/design.md, "Step Functions input"): what needs a person or
+ * a pause. Execution names are deterministic (`ou-<quarantine id>`, `pause-<epoch>`), so a
+ * retry never starts a second execution for the same record or pause.
+ */
+import {
+  SendTaskFailureCommand,
+  SendTaskSuccessCommand,
+  type SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { outcomeUnknownExecutionName, pauseExecutionName } from '../core/ids';
+import { describeSdkError, isSdkError, OperationsUnavailableError, TaskTokenRejectedError } from './errors';
+
+/**
+ * `started: false`: an execution of that name exists already (running or finished). AWS answers a
+ * repeat with the same input on a RUNNING execution with success and the same ARN, so a retry may
+ * also see `started: true`; either way exactly one execution exists.
+ */
+export type StartOutcome =
+  | { readonly started: true; readonly executionArn: string }
+  | { readonly started: false };
+
+export interface PauseInput {
+  readonly epoch: number;
+  readonly reason: string;
+  /** Rule 11 stop conditions: no automatic resume. */
+  readonly stop: boolean;
+  /** Passed to the state machine when given: the cool-down before a half-open probe. */
+  readonly cooldownSeconds?: number;
+  readonly maxCooldownSeconds?: number;
+}
+
+/** SendTask* errors that mean the wait is over or never was: the token is no good. */
+const TOKEN_REJECTIONS = ['InvalidToken', 'TaskDoesNotExist', 'TaskTimedOut'];
+
+export class Operations {
+  constructor(
+    private readonly sfn: SFNClient,
+    private readonly stateMachineArn: string,
+  ) {}
+
+  /** Rule 8: a person checks the outside system before anything else happens to this record. */
+  async startOutcomeUnknown(input: {
+    readonly quarantineId: string;
+    readonly messageKey: string;
+  }): Promise<StartOutcome> {
+    return this.start(outcomeUnknownExecutionName(input.quarantineId), {
+      kind: 'outcome-unknown',
+      quarantineId: input.quarantineId,
+      messageKey: input.messageKey,
+    });
+  }
+
+  /** Rules 7 and 11: disable the mapping and tell a person; one execution per breaker epoch. */
+  async startPause(input: PauseInput): Promise<StartOutcome> {
+    return this.start(pauseExecutionName(input.epoch), {
+      kind: 'pause',
+      reason: input.reason,
+      epoch: input.epoch,
+      stop: input.stop,
+      ...(input.cooldownSeconds === undefined ? {} : { cooldownSeconds: input.cooldownSeconds }),
+      ...(input.maxCooldownSeconds === undefined ? {} : { maxCooldownSeconds: input.maxCooldownSeconds }),
+    });
+  }
+
+  /** An operator's answer to an open wait; `output` becomes the waiting state's result. */
+  async sendDecision(taskToken: string, output: object): Promise<void> {
+    await this.answer('SendTaskSuccess', () =>
+      this.sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) })),
+    );
+  }
+
+  async sendFailure(taskToken: string, error: string, cause: string): Promise<void> {
+    await this.answer('SendTaskFailure', () =>
+      this.sfn.send(new SendTaskFailureCommand({ taskToken, error, cause })),
+    );
+  }
+
+  private async start(name: string, input: object): Promise<StartOutcome> {
+    try {
+      const result = await this.sfn.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.stateMachineArn,
+          name,
+          input: JSON.stringify(input),
+        }),
+      );
+      return { started: true, executionArn: result.executionArn ?? '' };
+    } catch (error) {
+      if (isSdkError(error, 'ExecutionAlreadyExists')) return { started: false };
+      throw new OperationsUnavailableError(
+        `State machine ${this.stateMachineArn}: execution ${name} not started: ${describeSdkError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** Errors here never carry the SDK error along: its message may quote the token. */
+  private async answer(operation: string, call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      if (isSdkError(error, ...TOKEN_REJECTIONS)) {
+        throw new TaskTokenRejectedError(
+          `${operation}: Step Functions refused the task token: ${describeSdkError(error)}`,
+        );
+      }
+      throw new OperationsUnavailableError(`${operation} failed: ${describeSdkError(error)}`);
+    }
+  }
+}

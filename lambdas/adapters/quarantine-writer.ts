@@ -1,0 +1,148 @@
+/**
+ * The consumer's side of the quarantine (rule 3): content to S3, then the record to the
+ * quarantine table. The consumer may only PUT: it never reads, overwrites or deletes. Ids are
+ * deterministic, so every write is "create if absent" and a retry finishes, not duplicates.
+ */
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { ErrorEvidence, ExternalRecord, QuarantineReason } from '../core/types';
+import { namesIn } from './conditional-writes';
+import { describeSdkError, isSdkError, QuarantineWriteError } from './errors';
+import { quarantineRecordItem } from './quarantine-item';
+
+/** `open` and `awaiting-operator` are written by the consumer; the rest by an operator. */
+export type QuarantineStatus = 'open' | 'awaiting-operator' | 'resolved' | 'replayed';
+
+/** Rule 4: every operator action, recorded on the record. */
+export interface AuditEntry {
+  readonly who: string;
+  /** ISO-8601. */
+  readonly when: string;
+  readonly what: string;
+  readonly why: string;
+}
+
+/** One item of the quarantine table (docs/design.md), as anyone but the state machine sees it. */
+export interface QuarantineRecord {
+  readonly id: string;
+  readonly status: QuarantineStatus;
+  readonly reason: QuarantineReason;
+  /** `unidentified` until an operator sets it; replay is refused until then (rule 12). */
+  readonly cause: string;
+  readonly messageKey: string;
+  readonly messageId: string;
+  readonly generation: number;
+  readonly attemptsStarted: number;
+  readonly attemptsCharged: number;
+  readonly stage: string;
+  readonly lastError?: ErrorEvidence;
+  /** Groups records failing the same way (core/evidence.ts `errorSignature`). */
+  readonly errorSignature: string;
+  /** ISO-8601. */
+  readonly firstAttemptAt: string;
+  readonly lastAttemptAt: string;
+  readonly createdAt: string;
+  readonly sourceQueueArn: string;
+  /** FIFO only: the group, and that removing this message broke its order. */
+  readonly messageGroupId?: string;
+  readonly orderBroken?: boolean;
+  readonly bodyKey: string;
+  readonly envelopeKey: string;
+  readonly bodyBytes: number;
+  readonly external?: ExternalRecord;
+  readonly audit: readonly AuditEntry[];
+  /** ISO-8601: set by the state machine while it waits for the operator's decision. */
+  readonly waitingSince?: string;
+}
+
+/** What the consumer writes: a fresh record, no cause yet, no audit yet. */
+export type NewQuarantineRecord = Omit<QuarantineRecord, 'status' | 'cause' | 'audit' | 'waitingSince'> & {
+  readonly status: 'open' | 'awaiting-operator';
+  readonly cause: 'unidentified';
+};
+
+export const QUARANTINE_PREFIX = 'quarantine/';
+
+/** The bucket layout: `quarantine/<id>/body` and `quarantine/<id>/envelope.json`. */
+export function quarantineObjectKeys(id: string): { readonly bodyKey: string; readonly envelopeKey: string } {
+  return {
+    bodyKey: `${QUARANTINE_PREFIX}${id}/body`,
+    envelopeKey: `${QUARANTINE_PREFIX}${id}/envelope.json`,
+  };
+}
+
+export class QuarantineWriter {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly dynamodb: DynamoDBClient,
+    private readonly bucket: string,
+    private readonly table: string,
+  ) {}
+
+  /**
+   * The body byte for byte (UTF-8 of the SQS body string, which holds no lone surrogates) and
+   * the envelope. An object that already exists was written by an earlier try of the same id.
+   */
+  async putContent(
+    id: string,
+    content: { readonly body: string; readonly envelope: object },
+  ): Promise<{ readonly bodyKey: string; readonly envelopeKey: string; readonly bodyBytes: number }> {
+    const keys = quarantineObjectKeys(id);
+    const body = Buffer.from(content.body, 'utf8');
+    await this.putOnce(keys.bodyKey, body, 'application/octet-stream');
+    await this.putOnce(
+      keys.envelopeKey,
+      Buffer.from(JSON.stringify(content.envelope), 'utf8'),
+      'application/json',
+    );
+    return { ...keys, bodyBytes: body.length };
+  }
+
+  /** Creates the record; an existing one (an earlier try, or already moved on by an operator) stays. */
+  async putRecord(record: NewQuarantineRecord): Promise<{ readonly created: boolean }> {
+    try {
+      await this.dynamodb.send(
+        new PutItemCommand({
+          TableName: this.table,
+          Item: quarantineRecordItem(record),
+          ConditionExpression: 'attribute_not_exists(#id)',
+          ExpressionAttributeNames: namesIn('#id'),
+        }),
+      );
+      return { created: true };
+    } catch (error) {
+      if (isSdkError(error, 'ConditionalCheckFailedException')) return { created: false };
+      throw new QuarantineWriteError(
+        `Quarantine table ${this.table}: record ${record.id} not written: ${describeSdkError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  private async putOnce(key: string, body: Buffer, contentType: string): Promise<void> {
+    try {
+      await this.s3.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+          IfNoneMatch: '*',
+        }),
+      );
+    } catch (error) {
+      if (isPreconditionFailed(error)) return;
+      throw new QuarantineWriteError(
+        `Quarantine bucket ${this.bucket}: ${key} not written: ${describeSdkError(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+}
+
+function isPreconditionFailed(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+  return isSdkError(error, 'PreconditionFailed') || status === 412;
+}

@@ -1,0 +1,295 @@
+/**
+ * ControlState against the deployed control table in moto: one read for the consumer's cache,
+ * and single winners for every transition several environments race on.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ControlState } from '../../lambdas/adapters/control-state';
+import { ControlStateUnavailableError } from '../../lambdas/adapters/errors';
+import { atomicDynamoDb } from './support/atomic-dynamodb';
+import { type AdapterPipeline, startPipeline } from './support/pipeline';
+
+const NOW = new Date('2030-05-06T07:08:09.000Z');
+const at = (offsetSeconds: number) => new Date(NOW.getTime() + offsetSeconds * 1000);
+
+let pipeline: AdapterPipeline;
+let control: ControlState;
+/** For the races: requests reach moto one at a time, as writes to one item do in DynamoDB. */
+let racing: ControlState;
+
+beforeAll(async () => {
+  pipeline = await startPipeline();
+  control = new ControlState(pipeline.clients.dynamodb, pipeline.names.controlTable);
+  racing = new ControlState(atomicDynamoDb(pipeline.aws), pipeline.names.controlTable);
+});
+afterAll(async () => pipeline?.stop());
+
+async function deleteItem(pk: string, sk: string) {
+  await pipeline.clients.dynamodb.send(
+    new DeleteItemCommand({ TableName: pipeline.names.controlTable, Key: { pk: { S: pk }, sk: { S: sk } } }),
+  );
+}
+
+/** What the state machine does after the cool-down: half-open, for the probe. */
+async function putHalfOpen(epoch: number, cooldownSeconds: number) {
+  await pipeline.clients.dynamodb.send(
+    new PutItemCommand({
+      TableName: pipeline.names.controlTable,
+      Item: {
+        pk: { S: 'breaker' },
+        sk: { S: 'state' },
+        state: { S: 'half-open' },
+        reason: { S: 'outage' },
+        epoch: { N: String(epoch) },
+        openedAt: { N: String(NOW.getTime()) },
+        cooldownSeconds: { N: String(cooldownSeconds) },
+        stop: { BOOL: false },
+      },
+    }),
+  );
+}
+
+describe('snapshot', () => {
+  it('reads nothing as no breaker, no trial, no freeze', async () => {
+    await Promise.all([
+      deleteItem('breaker', 'state'),
+      deleteItem('isolation', 'state'),
+      deleteItem('replay', 'freeze'),
+    ]);
+
+    expect(await control.snapshot()).toStrictEqual({
+      breaker: undefined,
+      isolation: undefined,
+      replayFrozen: false,
+    });
+  });
+
+  it('reads breaker, trial and freeze together', async () => {
+    await control.tripBreaker({ reason: 'outage', now: NOW, stop: false });
+    await control.startIsolation({ now: NOW, messages: 20 });
+    await control.setReplayFreeze({ frozen: true, who: 'alice', why: 'incident 42', now: NOW });
+
+    expect(await control.snapshot()).toStrictEqual({
+      breaker: expect.objectContaining({ state: 'open', reason: 'outage' }),
+      isolation: { active: true, remaining: 20, startedAt: NOW.getTime(), reason: 'unattributable-crash' },
+      replayFrozen: true,
+    });
+    await control.setReplayFreeze({ frozen: false, who: 'alice', why: 'resolved', now: at(60) });
+    expect((await control.snapshot()).replayFrozen).toBe(false);
+    // Rule 4: every freeze and unfreeze stays on record, not only the latest.
+    const freeze = await getItem('replay', 'freeze');
+    expect(freeze?.audit?.L?.map((entry) => entry.M?.what?.S)).toEqual(['freeze', 'unfreeze']);
+  });
+});
+
+async function getItem(pk: string, sk: string) {
+  const { Item } = await pipeline.clients.dynamodb.send(
+    new GetItemCommand({
+      TableName: pipeline.names.controlTable,
+      Key: { pk: { S: pk }, sk: { S: sk } },
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
+describe('breaker', () => {
+  beforeEach(() => deleteItem('breaker', 'state'));
+
+  it('forgets an operator action of the previous episode when it trips again', async () => {
+    await pipeline.clients.dynamodb.send(
+      new PutItemCommand({
+        TableName: pipeline.names.controlTable,
+        Item: {
+          pk: { S: 'breaker' },
+          sk: { S: 'state' },
+          state: { S: 'closed' },
+          epoch: { N: '4' },
+          operatorAction: { S: 'resume' },
+        },
+      }),
+    );
+    const result = await control.tripBreaker({ reason: 'quarantine-unwritable', now: NOW, stop: true });
+    expect(result).toStrictEqual({ tripped: true, epoch: 5 });
+    expect((await getItem('breaker', 'state'))?.operatorAction).toBeUndefined();
+  });
+
+  it('trips once among concurrent callers; the losers learn the epoch', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => racing.tripBreaker({ reason: 'outage', now: NOW, stop: false })),
+    );
+
+    expect(results.filter((result) => result.tripped)).toStrictEqual([{ tripped: true, epoch: 1 }]);
+    expect(results.filter((result) => !result.tripped)).toHaveLength(5);
+    for (const result of results) expect(result.epoch).toBe(1);
+    expect((await control.snapshot()).breaker).toStrictEqual({
+      state: 'open',
+      reason: 'outage',
+      epoch: 1,
+      openedAt: NOW.getTime(),
+      cooldownSeconds: 60,
+      stop: false,
+    });
+  });
+
+  it('escalates an automatic pause to a stop once, as a new episode', async () => {
+    await control.tripBreaker({ reason: 'outage', now: NOW, stop: false });
+
+    const stop = await control.tripBreaker({ reason: 'quarantine-unwritable', now: at(1), stop: true });
+    const again = await control.tripBreaker({ reason: 'quarantine-capacity', now: at(2), stop: true });
+    const automatic = await control.tripBreaker({ reason: 'outage', now: at(3), stop: false });
+
+    expect([stop, again, automatic]).toStrictEqual([
+      { tripped: true, epoch: 2 },
+      { tripped: false, epoch: 2 },
+      { tripped: false, epoch: 2 },
+    ]);
+    expect((await control.snapshot()).breaker).toMatchObject({
+      state: 'open',
+      stop: true,
+      reason: 'quarantine-unwritable',
+    });
+  });
+
+  it('counts probe results only while half-open, for the state machine to decide on', async () => {
+    await putHalfOpen(3, 60);
+
+    const counted = [
+      await control.recordProbe('success'),
+      await control.recordProbe('success'),
+      await control.recordProbe('failure'),
+    ];
+
+    expect(counted).toStrictEqual([{ counted: true }, { counted: true }, { counted: true }]);
+    const { Item } = await pipeline.clients.dynamodb.send(
+      new GetItemCommand({
+        TableName: pipeline.names.controlTable,
+        Key: { pk: { S: 'breaker' }, sk: { S: 'state' } },
+      }),
+    );
+    expect(Item).toMatchObject({
+      probeSuccesses: { N: '2' },
+      probeFailures: { N: '1' },
+      state: { S: 'half-open' },
+    });
+    await control.tripBreaker({ reason: 'quarantine-unwritable', now: NOW, stop: true });
+    expect(await control.recordProbe('success')).toStrictEqual({ counted: false });
+  });
+
+  it('reads a breaker the state machine wrote: ISO times, no cool-down', async () => {
+    await pipeline.clients.dynamodb.send(
+      new PutItemCommand({
+        TableName: pipeline.names.controlTable,
+        Item: {
+          pk: { S: 'breaker' },
+          sk: { S: 'state' },
+          state: { S: 'open' },
+          epoch: { N: '7' },
+          openedAt: { S: NOW.toISOString() },
+          disabledAt: { S: NOW.toISOString() },
+        },
+      }),
+    );
+
+    expect((await control.snapshot()).breaker).toStrictEqual({
+      state: 'open',
+      reason: '',
+      epoch: 7,
+      openedAt: NOW.getTime(),
+      cooldownSeconds: 60,
+      stop: false,
+    });
+  });
+});
+
+describe('isolation trial', () => {
+  it('counts passed messages down and ends the trial with the last one', async () => {
+    await control.startIsolation({ now: NOW, messages: 3 });
+
+    const remaining = [];
+    for (let n = 0; n < 4; n++) remaining.push(await control.isolationMessagePassed());
+
+    expect(remaining).toStrictEqual([
+      { active: true, remaining: 2, startedAt: NOW.getTime(), reason: 'unattributable-crash' },
+      { active: true, remaining: 1, startedAt: NOW.getTime(), reason: 'unattributable-crash' },
+      { active: false, remaining: 0 },
+      { active: false, remaining: 0 },
+    ]);
+    expect((await control.snapshot()).isolation).toStrictEqual({ active: false, remaining: 0 });
+  });
+
+  it('never counts below zero under concurrent environments', async () => {
+    await control.startIsolation({ now: NOW, messages: 3, reason: 'test' });
+
+    const results = await Promise.all(Array.from({ length: 8 }, () => racing.isolationMessagePassed()));
+
+    expect(
+      results
+        .filter((trial) => trial.active)
+        .map((trial) => trial.remaining)
+        .sort(),
+    ).toStrictEqual([1, 2]);
+    expect((await control.snapshot()).isolation).toStrictEqual({ active: false, remaining: 0 });
+  });
+});
+
+describe('failure window', () => {
+  it('returns the events at or after the start of the window', async () => {
+    const event = (key: string, offset: number) => ({
+      key,
+      kind: 'transient' as const,
+      at: at(offset),
+      eventId: randomUUID(),
+      expiresAt: 2_000_000_000,
+    });
+    for (const e of [event('msg:old', -90), event('msg:a', -60), event('env:e1', -30), event('msg:a', -5)]) {
+      await control.recordFailureEvent(e);
+    }
+
+    const events = await control.failuresSince(at(-60));
+
+    expect(events).toStrictEqual([
+      { key: 'msg:a', at: at(-60).getTime() },
+      { key: 'env:e1', at: at(-30).getTime() },
+      { key: 'msg:a', at: at(-5).getTime() },
+    ]);
+  });
+});
+
+describe('crashInFlight', () => {
+  it('keeps the first discoverer’s count; later discoverers get it back without another read', async () => {
+    const envId = `dead-${randomUUID()}`;
+
+    const first = await control.crashInFlight(envId, async () => 2, 2_000_000_000);
+    // After the first discoverer settled its message, the index shows one fewer.
+    const second = await control.crashInFlight(envId, async () => 1, 2_000_000_000);
+
+    expect([first, second]).toStrictEqual([2, 2]);
+  });
+
+  it('gives concurrent discoverers one answer', async () => {
+    const envId = `dead-${randomUUID()}`;
+
+    const answers = await Promise.all(
+      [3, 2, 1].map((count) => racing.crashInFlight(envId, async () => count, 2_000_000_000)),
+    );
+
+    expect(new Set(answers).size).toBe(1);
+  });
+});
+
+describe('failures of DynamoDB itself', () => {
+  it('surface as ControlStateUnavailableError', async () => {
+    const missing = new ControlState(pipeline.clients.dynamodb, 'no-such-table');
+
+    await expect(missing.snapshot()).rejects.toBeInstanceOf(ControlStateUnavailableError);
+    await expect(missing.tripBreaker({ reason: 'outage', now: NOW, stop: false })).rejects.toMatchObject({
+      name: 'ControlStateUnavailableError',
+      cause: { name: 'ResourceNotFoundException' },
+    });
+    await expect(missing.crashInFlight('env', async () => 1, 1)).rejects.toBeInstanceOf(
+      ControlStateUnavailableError,
+    );
+  });
+});

@@ -1,0 +1,284 @@
+/**
+ * QuarantineWriter (consumer) and QuarantineRecords (operator) against the deployed bucket and
+ * quarantine table in moto: content byte for byte, create-once writes, records by status, and a
+ * task token that only `taskTokenOf` ever returns.
+ */
+import { randomUUID } from 'node:crypto';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  QuarantineNotFoundError,
+  QuarantineStatusConflictError,
+  QuarantineWriteError,
+} from '../../lambdas/adapters/errors';
+import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
+import {
+  type NewQuarantineRecord,
+  QuarantineWriter,
+  quarantineObjectKeys,
+} from '../../lambdas/adapters/quarantine-writer';
+import { type AdapterPipeline, startPipeline } from './support/pipeline';
+
+const MIB = 1_048_576;
+
+let pipeline: AdapterPipeline;
+let writer: QuarantineWriter;
+let records: QuarantineRecords;
+
+beforeAll(async () => {
+  pipeline = await startPipeline();
+  const { s3, dynamodb } = pipeline.clients;
+  const { quarantineBucket, quarantineTable } = pipeline.names;
+  writer = new QuarantineWriter(s3, dynamodb, quarantineBucket, quarantineTable);
+  records = new QuarantineRecords(s3, dynamodb, quarantineBucket, quarantineTable);
+});
+afterAll(async () => pipeline?.stop());
+
+function newRecord(overrides: Partial<NewQuarantineRecord> = {}): NewQuarantineRecord {
+  const id = overrides.id ?? `q-${randomUUID().replace(/-/g, '').slice(0, 16)}-g0-a3`;
+  return {
+    id,
+    status: 'open',
+    reason: 'crash-limit',
+    cause: 'unidentified',
+    messageKey: `key-${id}`,
+    messageId: randomUUID(),
+    generation: 0,
+    attemptsStarted: 3,
+    attemptsCharged: 3,
+    stage: 'parsed',
+    errorSignature: 'crash:parsed',
+    firstAttemptAt: '2030-01-01T00:00:00.000Z',
+    lastAttemptAt: '2030-01-01T00:05:00.000Z',
+    createdAt: '2030-01-01T00:06:00.000Z',
+    sourceQueueArn: pipeline.names.sourceQueueArn,
+    ...quarantineObjectKeys(id),
+    bodyBytes: 12,
+    ...overrides,
+  };
+}
+
+async function versionsOf(key: string) {
+  const { Versions } = await pipeline.clients.s3.send(
+    new ListObjectVersionsCommand({ Bucket: pipeline.names.quarantineBucket, Prefix: key }),
+  );
+  return (Versions ?? []).filter((version) => version.Key === key);
+}
+
+describe('content', () => {
+  it.each([
+    ['non-JSON text', '{"order": 12, "items": [ <- truncated'],
+    [
+      'non-ASCII text with line breaks',
+      'Grüße, 日本語, emoji 😀\r\n\ttab, combining é, nbsp\u00a0, bom \ufeff',
+    ],
+    ['a 1 MiB body of two-byte characters', 'é'.repeat(MIB / 2)],
+  ])('keeps %s byte for byte', async (_, body) => {
+    const id = `q-content-${randomUUID()}`;
+
+    const written = await writer.putContent(id, { body, envelope: { messageId: 'm-1' } });
+    const read = await records.readBody(id);
+
+    expect(Buffer.compare(read, Buffer.from(body, 'utf8'))).toBe(0);
+    expect(read.toString('utf8')).toBe(body);
+    expect(written).toStrictEqual({
+      ...quarantineObjectKeys(id),
+      bodyBytes: Buffer.byteLength(body, 'utf8'),
+    });
+    const head = await pipeline.clients.s3.send(
+      new HeadObjectCommand({ Bucket: pipeline.names.quarantineBucket, Key: written.bodyKey }),
+    );
+    expect(head.ContentLength).toBe(written.bodyBytes);
+  });
+
+  it('writes the 1 MiB body as exactly 1 MiB', async () => {
+    const id = `q-mib-${randomUUID()}`;
+
+    const written = await writer.putContent(id, { body: 'x'.repeat(MIB), envelope: {} });
+
+    expect(written.bodyBytes).toBe(MIB);
+    expect((await records.readBody(id)).length).toBe(MIB);
+  });
+
+  it('keeps the envelope as JSON', async () => {
+    const id = `q-envelope-${randomUUID()}`;
+    const envelope = {
+      messageId: 'm-1',
+      attributes: { ApproximateReceiveCount: '4' },
+      messageAttributes: { tenant: { dataType: 'String', stringValue: 'ü-1' } },
+      lastError: null,
+    };
+
+    await writer.putContent(id, { body: 'b', envelope });
+
+    expect(await records.readEnvelope(id)).toStrictEqual(envelope);
+  });
+
+  it('finishes, never overwrites, on a retry with the same id', async () => {
+    const id = `q-retry-${randomUUID()}`;
+    const { bodyKey, envelopeKey } = quarantineObjectKeys(id);
+    await writer.putContent(id, { body: 'first', envelope: { try: 1 } });
+
+    await writer.putContent(id, { body: 'second', envelope: { try: 2 } });
+
+    expect((await records.readBody(id)).toString('utf8')).toBe('first');
+    expect(await records.readEnvelope(id)).toStrictEqual({ try: 1 });
+    expect(await versionsOf(bodyKey)).toHaveLength(1);
+    expect(await versionsOf(envelopeKey)).toHaveLength(1);
+  });
+
+  it('reports missing content as QuarantineNotFoundError', async () => {
+    await expect(records.readBody(`q-missing-${randomUUID()}`)).rejects.toBeInstanceOf(
+      QuarantineNotFoundError,
+    );
+  });
+
+  it('turns a failed put into QuarantineWriteError (rule 11a stops the consumer on it)', async () => {
+    const broken = new QuarantineWriter(
+      pipeline.clients.s3,
+      pipeline.clients.dynamodb,
+      'no-such-bucket',
+      pipeline.names.quarantineTable,
+    );
+
+    const put = broken.putContent('q-1', { body: 'b', envelope: {} });
+
+    await expect(put).rejects.toBeInstanceOf(QuarantineWriteError);
+    await expect(put).rejects.toMatchObject({ cause: { name: 'NoSuchBucket' } });
+  });
+});
+
+describe('records', () => {
+  it('creates a record once; a retry leaves what is there, even after an operator moved it on', async () => {
+    const record = newRecord({
+      reason: 'permanent-error',
+      lastError: {
+        class: 'permanent',
+        name: 'SyntaxError',
+        message: 'Unexpected token <',
+        stackHead: 'at JSON.parse',
+      },
+      external: { name: 'ship', status: 'pending', idempotencyKey: 'ik-1', at: '2030-01-01T00:04:00.000Z' },
+      messageGroupId: 'group-1',
+      orderBroken: true,
+    });
+
+    expect(await writer.putRecord(record)).toStrictEqual({ created: true });
+    await records.setStatus(record.id, 'resolved', {
+      who: 'bob',
+      when: new Date('2030-01-02T00:00:00Z'),
+      why: 'fixed',
+    });
+    expect(await writer.putRecord(record)).toStrictEqual({ created: false });
+
+    expect(await records.get(record.id)).toStrictEqual({
+      ...record,
+      status: 'resolved',
+      audit: [{ who: 'bob', when: '2030-01-02T00:00:00.000Z', what: 'set-status resolved', why: 'fixed' }],
+    });
+  });
+
+  it('never returns the task token except through taskTokenOf', async () => {
+    const record = newRecord({ status: 'awaiting-operator', reason: 'outcome-unknown' });
+    await writer.putRecord(record);
+    await pipeline.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: pipeline.names.quarantineTable,
+        Key: { id: { S: record.id } },
+        UpdateExpression: 'SET taskToken = :token',
+        ExpressionAttributeValues: { ':token': { S: 'secret-token' } },
+      }),
+    );
+
+    const got = await records.get(record.id);
+    const listed = await records.list({ status: 'awaiting-operator' });
+    const updated = await records.appendAudit(record.id, {
+      who: 'a',
+      when: new Date(),
+      what: 'looked',
+      why: 'triage',
+    });
+
+    for (const seen of [got, ...listed, updated]) expect(JSON.stringify(seen)).not.toContain('secret-token');
+    expect(await records.taskTokenOf(record.id)).toBe('secret-token');
+    expect(await records.taskTokenOf(newRecord().id)).toBeUndefined();
+  });
+
+  it('lists by status, newest first, from a time, up to a limit', async () => {
+    const status = 'replayed' as const;
+    const created = ['2031-01-01', '2031-01-03', '2031-01-02', '2031-01-04'].map((day) =>
+      newRecord({ createdAt: `${day}T00:00:00.000Z` }),
+    );
+    for (const record of created) {
+      await writer.putRecord(record);
+      await records.setStatus(record.id, status, { who: 'op', when: new Date(), why: 'test' });
+    }
+
+    const all = await records.list({ status });
+    const recent = await records.list({ status, since: new Date('2031-01-02T00:00:00Z') });
+    const newest = await records.list({ status, limit: 2 });
+
+    const days = (list: { createdAt: string }[]) => list.map((record) => record.createdAt.slice(0, 10));
+    expect(days(all)).toStrictEqual(['2031-01-04', '2031-01-03', '2031-01-02', '2031-01-01']);
+    expect(days(recent)).toStrictEqual(['2031-01-04', '2031-01-03', '2031-01-02']);
+    expect(days(newest)).toStrictEqual(['2031-01-04', '2031-01-03']);
+  });
+
+  it('records the cause and every operator action in the audit', async () => {
+    const record = newRecord();
+    await writer.putRecord(record);
+
+    await records.setCause(record.id, 'schema v2 body sent to v1 consumer', {
+      who: 'carol',
+      when: new Date('2030-02-01T00:00:00Z'),
+      why: 'read the body',
+    });
+    const updated = await records.appendAudit(record.id, {
+      who: 'carol',
+      when: new Date('2030-02-01T00:01:00Z'),
+      what: 'replay-requested',
+      why: 'consumer fixed',
+    });
+
+    expect(updated.cause).toBe('schema v2 body sent to v1 consumer');
+    expect(updated.audit).toStrictEqual([
+      {
+        who: 'carol',
+        when: '2030-02-01T00:00:00.000Z',
+        what: 'set-cause "schema v2 body sent to v1 consumer"',
+        why: 'read the body',
+      },
+      { who: 'carol', when: '2030-02-01T00:01:00.000Z', what: 'replay-requested', why: 'consumer fixed' },
+    ]);
+  });
+
+  it('refuses a status change from an unexpected status, and updates of unknown records', async () => {
+    const record = newRecord();
+    await writer.putRecord(record);
+    const action = { who: 'dan', when: new Date(), why: 'test' };
+    await records.setStatus(record.id, 'resolved', action, { expected: ['open', 'awaiting-operator'] });
+
+    await expect(
+      records.setStatus(record.id, 'replayed', action, { expected: ['open', 'awaiting-operator'] }),
+    ).rejects.toBeInstanceOf(QuarantineStatusConflictError);
+    await expect(records.setCause(`q-unknown-${randomUUID()}`, 'x', action)).rejects.toBeInstanceOf(
+      QuarantineNotFoundError,
+    );
+    expect(await records.get(`q-unknown-${randomUUID()}`)).toBeUndefined();
+  });
+
+  it('turns a failed record write into QuarantineWriteError', async () => {
+    const broken = new QuarantineWriter(
+      pipeline.clients.s3,
+      pipeline.clients.dynamodb,
+      pipeline.names.quarantineBucket,
+      'no-such-table',
+    );
+
+    await expect(broken.putRecord(newRecord())).rejects.toMatchObject({
+      name: 'QuarantineWriteError',
+      cause: { name: 'ResourceNotFoundException' },
+    });
+  });
+});

@@ -1,0 +1,273 @@
+/**
+ * The operator CLI's decisions against the construct deployed into moto: cause before replay
+ * (rule 12), replay with a fresh budget and the exact message (rule 4), frozen replay (rule 11c),
+ * failure groups, and verification of outcome-unknown records through the state machine (rule 8).
+ */
+
+import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
+import type { Message } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Operations } from '../../lambdas/adapters/operations';
+import { groupId } from '../../lambdas/core/operator';
+import { type CliHarness, eventually, startCliHarness } from './support/cli-harness';
+
+const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+
+let cli: CliHarness;
+
+beforeAll(async () => {
+  cli = await startCliHarness();
+});
+// Each test reads the queue as it left it; nothing else consumes it.
+beforeEach(async () => {
+  while ((await cli.receive()).length > 0);
+});
+afterAll(async () => cli?.stop());
+
+const replayOf = (message: Message) => message.MessageAttributes?.['pq-replay-of']?.StringValue;
+
+describe('cause, then replay', () => {
+  it('sends the exact body with its attributes and pq-replay-of, resets the ledger, and audits every step', async () => {
+    const body = '{"order": 7, "city": "Zürich"}';
+    const seeded = await cli.quarantine({
+      body,
+      messageAttributes: {
+        tenant: { dataType: 'String', stringValue: 'acme' },
+        blob: { dataType: 'Binary', binaryValue: Buffer.from([1, 2, 255]).toString('base64') },
+      },
+    });
+
+    const cause = await cli.run('cause', seeded.id, 'producer sent v3 schema before the consumer knew it');
+    const replay = await cli.run('replay', seeded.id, '--reason', 'v3 support deployed');
+
+    expect(cause).toMatchObject({ code: 0, stderr: '' });
+    expect(replay).toMatchObject({ code: 0, stderr: '' });
+    expect(replay.stdout).toMatch(
+      new RegExp(`^Replayed ${seeded.id} as message \\S+ \\(ledger generation 1`),
+    );
+    const [message, ...others] = await cli.receive();
+    expect(others).toStrictEqual([]);
+    expect(message?.Body).toBe(body);
+    expect(replayOf(message as Message)).toBe(seeded.id);
+    expect(message?.MessageAttributes?.tenant).toMatchObject({ DataType: 'String', StringValue: 'acme' });
+    expect(Buffer.from(message?.MessageAttributes?.blob?.BinaryValue ?? []).toJSON().data).toStrictEqual([
+      1, 2, 255,
+    ]);
+    expect(await cli.ledger.get(seeded.messageKey)).toMatchObject({
+      state: 'ready',
+      generation: 1,
+      charged: 0,
+      attempts: 1,
+    });
+    const record = await cli.records.get(seeded.id);
+    expect(record?.status).toBe('replayed');
+    expect(record?.cause).toBe('producer sent v3 schema before the consumer knew it');
+    expect(record?.audit.map(({ who, what, why }) => ({ who, what, why }))).toStrictEqual([
+      {
+        who: MOTO_CALLER,
+        what: 'set-cause "producer sent v3 schema before the consumer knew it"',
+        why: 'identified the cause',
+      },
+      { who: MOTO_CALLER, what: 'replay-started', why: 'v3 support deployed' },
+      { who: MOTO_CALLER, what: 'replay', why: 'v3 support deployed' },
+    ]);
+  });
+
+  it('refuses a replay without a cause (exit 2): nothing changes, nothing is sent', async () => {
+    const seeded = await cli.quarantine();
+
+    const replay = await cli.run('replay', seeded.id);
+
+    expect(replay).toStrictEqual({
+      code: 2,
+      stdout: '',
+      stderr: `pq replay: refused: record ${seeded.id}: no cause is recorded yet: run cause ID "what went wrong" first\n`,
+    });
+    expect((await cli.records.get(seeded.id))?.status).toBe('open');
+    expect((await cli.ledger.get(seeded.messageKey))?.state).toBe('quarantined');
+    expect(await cli.receive()).toStrictEqual([]);
+  });
+
+  it('refuses a second replay of the same record', async () => {
+    const seeded = await cli.quarantine();
+    await cli.run('cause', seeded.id, 'bad data from partner');
+    await cli.run('replay', seeded.id);
+
+    const again = await cli.run('replay', seeded.id);
+
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('its status is replayed: only open records can be replayed');
+    expect(await cli.receive()).toHaveLength(1);
+  });
+
+  it('refuses an empty or placeholder cause', async () => {
+    const seeded = await cli.quarantine();
+
+    expect((await cli.run('cause', seeded.id, ' ')).stderr).toBe(
+      'pq cause: refused: the cause is empty: say what went wrong\n',
+    );
+    expect((await cli.run('cause', seeded.id, 'unidentified')).code).toBe(2);
+  });
+});
+
+describe('freeze (rule 11c)', () => {
+  it('refuses every replay while frozen, shows who froze it, and allows replay again after unfreeze', async () => {
+    const seeded = await cli.quarantine();
+    await cli.run('cause', seeded.id, 'known bug #42');
+
+    const frozen = await cli.run('freeze', '--reason', 'fix for #42 not deployed yet');
+    const status = await cli.run('status');
+    const refused = await cli.run('replay', seeded.id);
+    const thawed = await cli.run('unfreeze', '--reason', 'fix deployed');
+    const replayed = await cli.run('replay', seeded.id);
+
+    expect(frozen).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('Replay is FROZEN (by arn:aws:sts::'),
+    });
+    expect(status.stdout).toMatch(
+      /^Replay: +FROZEN by arn:aws:sts::123456789012:user\/moto at \S+: fix for #42 not deployed yet$/m,
+    );
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('replay is frozen') });
+    expect(thawed.code).toBe(0);
+    expect(replayed.code).toBe(0);
+  });
+
+  it('requires a reason', async () => {
+    expect(await cli.run('freeze')).toMatchObject({
+      code: 2,
+      stderr: 'pq freeze: refused: --reason "why" is required\n',
+    });
+  });
+});
+
+describe('failure groups', () => {
+  const groupError = (where: string) =>
+    ({
+      class: 'permanent',
+      name: 'ValidationError',
+      message: 'field "sku" missing',
+      stackHead: `at ${where} (v.js:1:1)`,
+    }) as const;
+
+  it('records a cause for a whole group, then replays it', async () => {
+    const error = groupError('validateSku');
+    const members = [await cli.quarantine({ lastError: error }), await cli.quarantine({ lastError: error })];
+    const bystander = await cli.quarantine();
+    const group = groupId('permanent | ValidationError | at validateSku (v.js) | field "#" missing');
+
+    const cause = await cli.run('cause', '--group', group, 'catalog lost the sku field (INC-7)');
+    const replay = await cli.run('replay', '--group', group);
+
+    expect(cause.code).toBe(0);
+    expect(replay).toMatchObject({ code: 0, stderr: '' });
+    expect(replay.stdout).toMatch(new RegExp(`^${members[0]?.id} +replayed +as message`, 'm'));
+    const sent = (await cli.receive()).map(replayOf).sort();
+    expect(sent).toStrictEqual(members.map((member) => member.id).sort());
+    expect((await cli.records.get(bystander.id))?.status).toBe('open');
+  });
+
+  it('replays the members with a cause and reports the others (exit 2)', async () => {
+    const error = groupError('validatePrice');
+    const withCause = await cli.quarantine({ lastError: error });
+    const without = await cli.quarantine({ lastError: error });
+    await cli.run('cause', withCause.id, 'price feed outage');
+
+    const replay = await cli.run(
+      'replay',
+      '--group',
+      groupId('permanent | ValidationError | at validatePrice (v.js) | field "#" missing'),
+    );
+
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toBe('pq replay: refused: 1 of 2 records refused (see the table)\n');
+    expect(replay.stdout).toMatch(new RegExp(`^${without.id} +REFUSED +no cause is recorded yet`, 'm'));
+    expect((await cli.receive()).map(replayOf)).toStrictEqual([withCause.id]);
+  });
+
+  it('refuses a group that has no open records', async () => {
+    expect(await cli.run('replay', '--group', 'g-0000000000')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no open or awaiting-operator records in group g-0000000000'),
+    });
+  });
+});
+
+describe('verify (rule 8)', () => {
+  const operations = () => new Operations(cli.pipeline.clients.sfn, cli.pipeline.names.stateMachineArn);
+
+  async function waitingForOperator() {
+    const seeded = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
+    const started = await operations().startOutcomeUnknown({
+      quarantineId: seeded.id,
+      messageKey: seeded.messageKey,
+    });
+    if (!started.started) throw new Error('the execution was not started');
+    await eventually('a stored task token', () => cli.records.taskTokenOf(seeded.id));
+    return { ...seeded, executionArn: started.executionArn };
+  }
+  const finished = (executionArn: string) =>
+    eventually('the execution to finish', async () => {
+      const { status } = await cli.pipeline.clients.sfn.send(new DescribeExecutionCommand({ executionArn }));
+      return status === 'RUNNING' ? undefined : status;
+    });
+
+  it('refuses a record whose execution has not stored a token yet, and a plain replay of it', async () => {
+    const seeded = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
+
+    const verify = await cli.run('verify', seeded.id, '--done', '--reason', 'charge found in Stripe');
+    const replay = await cli.run('replay', seeded.id);
+
+    expect(verify.code).toBe(2);
+    expect(verify.stderr).toContain('no operator wait is open for it');
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toContain('use verify --done|--not-done|--discard');
+  });
+
+  it('--done: the execution succeeds, the record is resolved and the ledger completed, nothing replayed', async () => {
+    const waiting = await waitingForOperator();
+
+    const verify = await cli.run('verify', waiting.id, '--done', '--reason', 'charge ch_1 found in Stripe');
+
+    expect(verify).toMatchObject({ code: 0, stderr: '' });
+    expect(await finished(waiting.executionArn)).toBe('SUCCEEDED');
+    const record = await cli.records.get(waiting.id);
+    expect(record?.status).toBe('resolved');
+    expect(record?.audit.at(-1)).toMatchObject({
+      who: MOTO_CALLER,
+      what: 'done',
+      why: 'charge ch_1 found in Stripe',
+    });
+    expect(await cli.records.taskTokenOf(waiting.id)).toBeUndefined();
+    expect((await cli.ledger.get(waiting.messageKey))?.state).toBe('completed');
+    expect(await cli.receive()).toStrictEqual([]);
+  });
+
+  it('--not-done: records the reason as the cause, replays once, and the execution marks it replayed', async () => {
+    const waiting = await waitingForOperator();
+
+    const verify = await cli.run('verify', waiting.id, '--not-done', '--reason', 'no charge in Stripe');
+
+    expect(verify).toMatchObject({ code: 0, stdout: expect.stringContaining('Replayed once as message') });
+    expect(await finished(waiting.executionArn)).toBe('SUCCEEDED');
+    expect((await cli.receive()).map(replayOf)).toStrictEqual([waiting.id]);
+    const record = await cli.records.get(waiting.id);
+    expect(record?.status).toBe('replayed');
+    expect(record?.cause).toBe('no charge in Stripe');
+    expect(record?.audit.map((entry) => entry.what)).toStrictEqual([
+      'set-cause "no charge in Stripe"',
+      'replay',
+      'not-done',
+    ]);
+    expect(await cli.ledger.get(waiting.messageKey)).toMatchObject({ state: 'ready', generation: 1 });
+  });
+
+  it('requires exactly one decision and a reason', async () => {
+    expect((await cli.run('verify', 'q-x', '--done', '--discard', '--reason', 'r')).stderr).toBe(
+      'pq verify: give exactly one of --done, --not-done, --discard (pq verify --help)\n',
+    );
+    expect((await cli.run('verify', 'q-x', '--done')).stderr).toBe(
+      'pq verify: refused: --reason "why" is required\n',
+    );
+  });
+});

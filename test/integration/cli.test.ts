@@ -1,0 +1,255 @@
+/**
+ * The operator CLI's looking commands (status, list, show) and its command line, against the
+ * construct deployed into moto and found through its consumer function's environment.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupId } from '../../lambdas/core/operator';
+import { type CliHarness, startCliHarness } from './support/cli-harness';
+
+const ROOT = join(__dirname, '..', '..');
+const SECRET_TOKEN = 'AAAA-task-token-must-never-be-printed-ZZZZ';
+
+let cli: CliHarness;
+let workDir: string;
+
+beforeAll(async () => {
+  cli = await startCliHarness();
+  workDir = mkdtempSync(join(tmpdir(), 'pq-cli-'));
+});
+afterAll(async () => cli?.stop());
+
+describe('pq status', () => {
+  it('shows the mapping, queue depth, breaker, isolation and freeze of a quiet pipeline', async () => {
+    const { code, stdout, stderr } = await cli.run('status');
+
+    expect({ code, stderr }).toStrictEqual({ code: 0, stderr: '' });
+    expect(stdout).toMatch(/^Mapping: +Enabled \(batch size 10, max concurrency 2, uuid [0-9a-f-]+\)$/m);
+    expect(stdout).toMatch(/^Queue: +0 visible, 0 in flight, 0 delayed$/m);
+    expect(stdout).toMatch(/^Breaker: +closed/m);
+    expect(stdout).toMatch(/^Isolation: +off$/m);
+    expect(stdout).toMatch(/^Replay: +allowed$/m);
+  });
+
+  it('counts unresolved records by reason, in JSON for scripts', async () => {
+    await cli.quarantine({ reason: 'crash-limit' });
+    await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
+
+    const { code, stdout } = await cli.run('status', '--json');
+
+    expect(code).toBe(0);
+    const status = JSON.parse(stdout);
+    expect(status).toMatchObject({
+      function: cli.functionName,
+      mapping: { state: 'Enabled', batchSize: 10, maximumConcurrency: 2 },
+      queue: { visible: 0, inFlight: 0, delayed: 0 },
+      breaker: { waitingForOperator: false },
+      replay: { frozen: false },
+    });
+    expect(status.unresolvedRecords).toEqual(
+      expect.arrayContaining([
+        { reason: 'crash-limit', open: expect.any(Number), awaitingOperator: 0, replaying: 0 },
+        { reason: 'outcome-unknown', open: 0, awaitingOperator: expect.any(Number), replaying: 0 },
+      ]),
+    );
+  });
+});
+
+describe('pq list', () => {
+  it('lists records newest first and filters by status, reason and time', async () => {
+    const older = await cli.quarantine({
+      reason: 'unknown-error-repeated',
+      createdAt: '2030-01-01T00:00:00.000Z',
+    });
+    const newer = await cli.quarantine({
+      reason: 'unknown-error-repeated',
+      createdAt: '2030-01-02T00:00:00.000Z',
+    });
+
+    const all = await cli.run('list', '--reason', 'unknown-error-repeated');
+    const recent = await cli.run(
+      'list',
+      '--reason',
+      'unknown-error-repeated',
+      '--since',
+      '2030-01-01T12:00Z',
+    );
+    const awaiting = await cli.run('list', '--status', 'awaiting-operator', '--json');
+
+    expect(all.code).toBe(0);
+    expect(all.stdout.indexOf(newer.id)).toBeLessThan(all.stdout.indexOf(older.id));
+    expect(all.stdout).toMatch(/^ID +STATUS +REASON +QUARANTINED +ATT\/CHG +CAUSE +LAST ERROR$/m);
+    expect(recent.stdout).toContain(newer.id);
+    expect(recent.stdout).not.toContain(older.id);
+    const statuses = JSON.parse(awaiting.stdout).records.map((record: { status: string }) => record.status);
+    expect(new Set(statuses)).toStrictEqual(new Set(['awaiting-operator']));
+  });
+
+  it('groups records by error signature with counts and a short group id', async () => {
+    const timeout = {
+      class: 'unknown',
+      name: 'GatewayError',
+      message: 'upstream 502',
+      stackHead: 'at call (x.js:1:1)',
+    } as const;
+    await cli.quarantine({ lastError: timeout });
+    await cli.quarantine({ lastError: { ...timeout, message: 'upstream 503' } });
+
+    const { code, stdout } = await cli.run('list', '--group', '--json');
+
+    expect(code).toBe(0);
+    const signature = 'unknown | GatewayError | at call (x.js) | upstream #';
+    expect(JSON.parse(stdout).groups).toContainEqual(
+      expect.objectContaining({
+        group: groupId(signature),
+        errorSignature: signature,
+        count: 2,
+        withCause: 0,
+      }),
+    );
+    expect((await cli.run('list', '--group')).stdout).toMatch(
+      new RegExp(`^${groupId(signature)} +2 +0/2 +permanent-error +\\S+ +unknown \\| GatewayError`, 'm'),
+    );
+  });
+
+  it('refuses an unknown status (exit 2), naming the choices', async () => {
+    const { code, stderr } = await cli.run('list', '--status', 'closed');
+
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      'pq list: --status must be one of open, awaiting-operator, replaying, resolved, replayed (given closed) (pq list --help)\n',
+    );
+  });
+});
+
+describe('pq show', () => {
+  it('shows evidence, the ledger item, attributes, audit and a text body between markers', async () => {
+    const body = '{"order": 12, "note": "Grüße\\u0021"}\n  indented line';
+    const seeded = await cli.quarantine({
+      body,
+      messageAttributes: { tenant: { dataType: 'String', stringValue: 'acme' } },
+    });
+
+    const { code, stdout } = await cli.run('show', seeded.id);
+
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Quarantine record ${seeded.id}\n`);
+    expect(stdout).toMatch(/^Reason: +permanent-error$/m);
+    expect(stdout).toMatch(/^Cause: +unidentified$/m);
+    expect(stdout).toContain('permanent SyntaxError: Unexpected token');
+    expect(stdout).toContain('  at process (/var/task/worker.js:12:20)\n');
+    expect(stdout).toMatch(/Attempts ledger \(key order-[^)]+\)\nState: +quarantined\n/);
+    expect(stdout).toMatch(/^tenant +String +acme$/m);
+    expect(stdout).toContain('(no operator action yet)');
+    const sha = createHash('sha256').update(body).digest('hex');
+    expect(stdout).toContain(
+      `Body: ${Buffer.byteLength(body)} bytes, sha256 ${sha}\n-----BEGIN BODY-----\n${body}\n-----END BODY-----\n`,
+    );
+  });
+
+  it('does not print a binary body, and --body-out writes its exact bytes', async () => {
+    const bytes = Buffer.from([0x7b, 0x00, 0x1b, 0x5b, 0x32, 0x4a, 0xff, 0xfe, 0x0a]);
+    const seeded = await cli.quarantine({ body: bytes });
+    const file = join(workDir, 'binary-body');
+
+    const { code, stdout } = await cli.run('show', seeded.id, '--body-out', file);
+
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Body: 9 bytes, sha256 ${createHash('sha256').update(bytes).digest('hex')}\n`);
+    expect(stdout).toContain(`(exact bytes written to ${file})\n(not printed: not plain UTF-8 text)\n`);
+    expect(stdout).not.toContain('\u001b');
+    expect(Buffer.compare(readFileSync(file), bytes)).toBe(0);
+  });
+
+  it('writes a text body byte for byte too, and never overwrites a file', async () => {
+    const seeded = await cli.quarantine({ body: 'crlf\r\nend, no newline' });
+    const file = join(workDir, 'text-body');
+    writeFileSync(join(workDir, 'taken'), 'keep me');
+
+    const written = await cli.run('show', seeded.id, '--body-out', file);
+    const refused = await cli.run('show', seeded.id, '--body-out', join(workDir, 'taken'));
+
+    expect(written.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('crlf\r\nend, no newline');
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: `pq show: refused: ${join(workDir, 'taken')} exists: not overwritten\n`,
+    });
+    expect(readFileSync(join(workDir, 'taken'), 'utf8')).toBe('keep me');
+  });
+
+  it('never prints a stored task token: not in show, list or status, text or JSON', async () => {
+    const seeded = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
+    await cli.pipeline.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: cli.pipeline.names.quarantineTable,
+        Key: { id: { S: seeded.id } },
+        UpdateExpression: 'SET taskToken = :token',
+        ExpressionAttributeValues: { ':token': { S: SECRET_TOKEN } },
+      }),
+    );
+
+    const outputs = await Promise.all([
+      cli.run('show', seeded.id),
+      cli.run('show', seeded.id, '--json'),
+      cli.run('list', '--json'),
+      cli.run('list', '--status', 'awaiting-operator'),
+      cli.run('status', '--json'),
+    ]);
+
+    for (const output of outputs) {
+      expect(output.code).toBe(0);
+      expect(output.stdout + output.stderr).not.toContain(SECRET_TOKEN);
+    }
+  });
+
+  it('refuses an unknown id (exit 2)', async () => {
+    expect(await cli.run('show', 'q-nope')).toStrictEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'pq show: refused: no quarantine record q-nope (pq list shows the ids)\n',
+    });
+  });
+});
+
+describe('the command line', () => {
+  it.each([
+    [['frobnicate'], 'pq: unknown command "frobnicate" (pq --help lists them)\n'],
+    [['status', '--colour'], "pq status: Unknown option '--colour' (pq status --help)\n"],
+    [['show'], 'pq show: expected ID, given 0 argument(s) (pq show --help)\n'],
+  ])('refuses %j (exit 2) with one line on stderr', async (argv, stderr) => {
+    expect(await cli.run(...argv)).toStrictEqual({ code: 2, stdout: '', stderr });
+  });
+
+  it('asks which consumer when neither --function nor PQ_FUNCTION is given', async () => {
+    let stderr = '';
+    const { runCli } = await import('../../cli/run');
+    const code = await runCli(['status'], {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: {},
+    });
+
+    expect({ code, stderr }).toStrictEqual({
+      code: 2,
+      stderr: 'pq status: which consumer? pass --function NAME (or set PQ_FUNCTION) (pq status --help)\n',
+    });
+  });
+
+  it('runs as a real process: npx tsx bin/pq.ts status', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'bin/pq.ts', 'status', ...cli.targetArgs], {
+      cwd: ROOT,
+      env: { ...process.env, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' },
+      timeout: 60_000,
+    });
+
+    expect(stdout).toMatch(/^Mapping: +Enabled/m);
+    expect(stdout).toContain('Unresolved quarantine records');
+  });
+});

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import {
+  breakerOutput,
+  checkCause,
+  checkReason,
+  decideBreakerAction,
+  decideReplay,
+  decideVerify,
+  type GroupedRecord,
+  groupBySignature,
+  groupId,
+  matchesGroup,
+  REPLAY_AUDIT,
+  type VerifyDecision,
+  verifyOutput,
+} from '../../lambdas/core/operator';
+
+const open = { status: 'open', cause: 'schema v3 not deployed' };
+const awaiting: { status: string; cause: string; audit: readonly { what: string }[] } = {
+  status: 'awaiting-operator',
+  cause: 'unidentified',
+  audit: [],
+};
+const replayedOnce = { ...awaiting, audit: [{ what: 'set-cause "x"' }, { what: REPLAY_AUDIT }] };
+
+describe('decideReplay (rules 4, 11c, 12)', () => {
+  it.each<[string, { status: string; cause: string }, boolean, string | undefined]>([
+    ['an open record with a cause', open, false, undefined],
+    ['an open record without a cause', { ...open, cause: 'unidentified' }, false, 'no cause is recorded yet'],
+    ['an open record with a blank cause', { ...open, cause: '  ' }, false, 'no cause is recorded yet'],
+    ['any record while replay is frozen', open, true, 'replay is frozen'],
+    ['a record awaiting verification', { ...open, status: 'awaiting-operator' }, false, 'use verify'],
+    ['a record being replayed', { ...open, status: 'replaying' }, false, 'its status is replaying'],
+    ['a replayed record', { ...open, status: 'replayed' }, false, 'its status is replayed'],
+    ['a resolved record', { ...open, status: 'resolved' }, false, 'its status is resolved'],
+  ])('%s', (_name, record, replayFrozen, refusal) => {
+    const decision = decideReplay(record, { replayFrozen });
+
+    if (refusal === undefined) expect(decision).toStrictEqual({ kind: 'replay' });
+    else expect(decision).toMatchObject({ kind: 'refuse', reason: expect.stringContaining(refusal) });
+  });
+
+  it('names the freeze first: no cause would not unfreeze anything', () => {
+    expect(decideReplay({ status: 'open', cause: 'unidentified' }, { replayFrozen: true })).toMatchObject({
+      reason: expect.stringContaining('frozen'),
+    });
+  });
+});
+
+describe('decideVerify (rule 8)', () => {
+  type Case = [string, typeof awaiting, VerifyDecision, boolean, boolean, ReturnType<typeof decideVerify>];
+  const refuse = (text: string) => ({ kind: 'refuse', reason: expect.stringContaining(text) }) as never;
+
+  it.each<Case>([
+    ['done answers without a replay', awaiting, 'done', true, false, { kind: 'answer', replay: false }],
+    ['discard answers without a replay', awaiting, 'discard', true, false, { kind: 'answer', replay: false }],
+    ['not-done replays, then answers', awaiting, 'not-done', true, false, { kind: 'answer', replay: true }],
+    [
+      'done is allowed while replay is frozen',
+      awaiting,
+      'done',
+      true,
+      true,
+      { kind: 'answer', replay: false },
+    ],
+    ['not-done is refused while replay is frozen', awaiting, 'not-done', true, true, refuse('frozen')],
+    [
+      'no stored token: the wait is not open',
+      awaiting,
+      'done',
+      false,
+      false,
+      refuse('no operator wait is open'),
+    ],
+    [
+      'an open record is not verified',
+      { ...awaiting, status: 'open' },
+      'done',
+      true,
+      false,
+      refuse('status is open'),
+    ],
+    [
+      'a resolved record is not verified',
+      { ...awaiting, status: 'resolved' },
+      'done',
+      true,
+      false,
+      refuse('resolved'),
+    ],
+    [
+      'a not-done whose answer was lost answers again without a second replay',
+      replayedOnce,
+      'not-done',
+      true,
+      true,
+      { kind: 'answer', replay: false },
+    ],
+    [
+      'after a not-done replay, done is refused',
+      replayedOnce,
+      'done',
+      true,
+      false,
+      refuse('already replayed'),
+    ],
+    [
+      'after a not-done replay, discard is refused',
+      replayedOnce,
+      'discard',
+      true,
+      false,
+      refuse('already replayed'),
+    ],
+  ])('%s', (_name, record, decision, hasTaskToken, replayFrozen, expected) => {
+    expect(decideVerify(record, { decision, hasTaskToken, replayFrozen })).toStrictEqual(expected);
+  });
+
+  it('answers the state machine with decision, who, why and an ISO time', () => {
+    const at = new Date('2030-01-01T03:00:00.000Z');
+
+    expect(
+      verifyOutput('not-done', { who: 'arn:aws:iam::1:user/ann', why: 'no charge in Stripe', at }),
+    ).toStrictEqual({
+      decision: 'not-done',
+      who: 'arn:aws:iam::1:user/ann',
+      why: 'no charge in Stripe',
+      at: '2030-01-01T03:00:00.000Z',
+    });
+  });
+});
+
+describe('decideBreakerAction (rules 7, 11)', () => {
+  const breaker = (state: string) => ({ state });
+
+  it.each<[string, { state: string } | undefined, 'resume' | 'hold', string | undefined]>([
+    ['resume an open breaker', breaker('open'), 'resume', undefined],
+    ['hold a half-open breaker', breaker('half-open'), 'hold', undefined],
+    ['resume a closed breaker', breaker('closed'), 'resume', 'consumption is not paused (breaker closed)'],
+    ['hold a breaker that never opened', undefined, 'hold', 'breaker never opened'],
+  ])('%s', (_name, state, action, refusal) => {
+    const decision = decideBreakerAction(state, action);
+
+    if (refusal === undefined) expect(decision).toStrictEqual({ kind: 'apply' });
+    else expect(decision).toMatchObject({ kind: 'refuse', reason: expect.stringContaining(refusal) });
+  });
+
+  it('answers the pause execution with action, who and why', () => {
+    expect(breakerOutput('hold', { who: 'arn:x', why: 'db still down' })).toStrictEqual({
+      action: 'hold',
+      who: 'arn:x',
+      why: 'db still down',
+    });
+  });
+});
+
+describe('causes and reasons (rules 4, 12)', () => {
+  it.each([
+    ['', 'empty'],
+    ['   ', 'empty'],
+    ['unidentified', 'not a cause'],
+    ['Unidentified ', 'not a cause'],
+  ])('refuses the cause %j', (text, refusal) => {
+    expect(checkCause(text)).toMatchObject({ kind: 'refuse', reason: expect.stringContaining(refusal) });
+  });
+
+  it('accepts a cause that says something', () => {
+    expect(checkCause('customer 42 has a malformed address')).toBeUndefined();
+  });
+
+  it.each([undefined, '', '  '])('requires a reason (given %j)', (reason) => {
+    expect(checkReason(reason)).toMatchObject({ kind: 'refuse' });
+  });
+});
+
+describe('failure groups', () => {
+  const record = (
+    id: string,
+    errorSignature: string,
+    createdAt: string,
+    more: Partial<GroupedRecord> = {},
+  ) => ({
+    id,
+    errorSignature,
+    createdAt,
+    reason: 'permanent-error',
+    cause: 'unidentified',
+    status: 'open',
+    ...more,
+  });
+  const parse = 'permanent | SyntaxError | at JSON.parse (<anonymous>) | Unexpected token';
+  const crash = 'crash:parsed';
+
+  it('groups by signature, biggest first, with counts, causes, reasons and times', () => {
+    const groups = groupBySignature([
+      record('q-1', crash, '2030-01-01T00:00:00Z', { reason: 'crash-limit' }),
+      record('q-2', parse, '2030-01-01T00:01:00Z'),
+      record('q-3', parse, '2030-01-01T00:03:00Z', { cause: 'bad producer' }),
+      record('q-4', parse, '2030-01-01T00:02:00Z', { reason: 'unknown-error-repeated' }),
+    ]);
+
+    expect(groups).toStrictEqual([
+      {
+        group: groupId(parse),
+        errorSignature: parse,
+        count: 3,
+        withCause: 1,
+        reasons: ['permanent-error', 'unknown-error-repeated'],
+        firstAt: '2030-01-01T00:01:00Z',
+        lastAt: '2030-01-01T00:03:00Z',
+        ids: ['q-2', 'q-3', 'q-4'],
+      },
+      {
+        group: groupId(crash),
+        errorSignature: crash,
+        count: 1,
+        withCause: 0,
+        reasons: ['crash-limit'],
+        firstAt: '2030-01-01T00:00:00Z',
+        lastAt: '2030-01-01T00:00:00Z',
+        ids: ['q-1'],
+      },
+    ]);
+  });
+
+  it('orders groups of equal size by their latest record', () => {
+    const groups = groupBySignature([
+      record('q-1', 'a', '2030-01-01T00:00:00Z'),
+      record('q-2', 'b', '2030-01-02T00:00:00Z'),
+    ]);
+
+    expect(groups.map((group) => group.errorSignature)).toStrictEqual(['b', 'a']);
+  });
+
+  it('gives each signature a short stable id that selects it, as the full signature does', () => {
+    expect(groupId(parse)).toMatch(/^g-[0-9a-f]{10}$/);
+    expect(groupId(parse)).toBe(groupId(parse));
+    expect(groupId(parse)).not.toBe(groupId(crash));
+    expect(matchesGroup(parse, groupId(parse))).toBe(true);
+    expect(matchesGroup(parse, parse)).toBe(true);
+    expect(matchesGroup(parse, groupId(crash))).toBe(false);
+  });
+});
