@@ -3,8 +3,12 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { outcomeUnknownPath } from './operations/outcome-unknown';
+import { pausePath } from './operations/pause';
+import type { PauseContext } from './operations/pause-resume';
+import { FAILURE, INPUT_KIND } from './operations/protocol';
+import { Steps } from './operations/steps';
 
 export interface OperationsStateMachineProps {
   /** A fixed name: the consumer's environment refers to it without a reference cycle. */
@@ -13,61 +17,101 @@ export interface OperationsStateMachineProps {
   readonly eventSourceMappingId: string;
   readonly eventSourceMappingArn: string;
   readonly quarantineTable: dynamodb.ITable;
+  /** The attempts ledger: a `done` decision marks the message completed there. */
+  readonly attemptsTable: dynamodb.ITable;
   readonly controlTable: dynamodb.ITable;
   readonly topic: sns.ITopic;
   readonly logRetention: logs.RetentionDays;
+  /** An operator wait without an answer for this long is escalated (and waited for again). */
+  readonly operatorHeartbeat: Duration;
+  /** The hard limit of one operator wait; also escalated and waited for again. */
+  readonly operatorTimeout: Duration;
+  /** Pause timings for a pause input that does not carry them (the input's own win). */
+  readonly pauseDefaults: PauseTimings;
+}
+
+/** The timings of a pause, in seconds; each may also come in the execution input. */
+export interface PauseTimings {
+  readonly cooldownSeconds: number;
+  readonly maxCooldownSeconds: number;
+  readonly probeSeconds: number;
+  readonly pollSeconds: number;
 }
 
 /**
- * What needs a person or a pause: outcome-unknown verification and outage pauses. Standard
- * workflow (callbacks need it), JSONPath, direct service integrations instead of glue Lambdas.
- * Execution data is kept out of the logs: a task token is a bearer secret.
+ * What needs a person or a pause: outcome-unknown verification (rule 8) and outage pauses
+ * (rules 7, 11). Standard workflow (callbacks need it), JSONPath (moto runs no JSONata), direct
+ * service integrations instead of glue Lambdas. Execution data is kept out of the logs: a task
+ * token is a bearer secret. The protocol (inputs, attributes, outputs): operations/protocol.ts.
  */
 export class OperationsStateMachine extends Construct {
   public readonly stateMachine: sfn.StateMachine;
 
   constructor(scope: Construct, id: string, props: OperationsStateMachineProps) {
     super(scope, id);
-    const notify = (name: string, subject: string) =>
-      new tasks.SnsPublish(this, name, {
-        topic: props.topic,
-        subject,
-        message: sfn.TaskInput.fromObject({
-          kind: sfn.JsonPath.stringAt('$.kind'),
-          execution: sfn.JsonPath.executionName,
-        }),
-        resultPath: sfn.JsonPath.DISCARD,
-      });
+    const steps = new Steps(this, props);
+    const wait = { operatorHeartbeat: props.operatorHeartbeat, operatorTimeout: props.operatorTimeout };
 
-    const disableMapping = new tasks.CallAwsService(this, 'DisableMapping', {
-      service: 'lambda',
-      action: 'updateEventSourceMapping',
-      parameters: { Uuid: props.eventSourceMappingId, Enabled: false },
-      iamResources: [props.eventSourceMappingArn],
-      resultPath: sfn.JsonPath.DISCARD,
-    });
-    const markAwaitingOperator = new tasks.CallAwsService(this, 'MarkAwaitingOperator', {
-      service: 'dynamodb',
-      action: 'updateItem',
-      parameters: {
-        TableName: props.quarantineTable.tableName,
-        Key: { id: { S: sfn.JsonPath.stringAt('$.quarantineId') } },
-        UpdateExpression: 'SET #status = :awaiting',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':awaiting': { S: 'awaiting-operator' } },
-      },
-      iamResources: [props.quarantineTable.tableArn],
-      resultPath: sfn.JsonPath.DISCARD,
-    });
-
-    const definition = new sfn.Choice(this, 'WhatHappened')
-      .when(
-        sfn.Condition.stringEquals('$.kind', 'pause'),
-        disableMapping.next(notify('NotifyPaused', 'poison-quarantine: consumption paused')),
-      )
-      .otherwise(
-        markAwaitingOperator.next(notify('NotifyOutcomeUnknown', 'poison-quarantine: outcome unknown')),
+    const pauseFailed = steps
+      .notify('NotifyPauseFailed', 'poison-quarantine: a pause needs an operator', {
+        event: 'pause-failed',
+        reason: sfn.JsonPath.stringAt('$.reason'),
+        epoch: sfn.JsonPath.numberAt('$.epoch'),
+        error: sfn.JsonPath.stringAt('$.failure.error'),
+        cause: sfn.JsonPath.stringAt('$.failure.cause'),
+      })
+      .next(
+        new sfn.Fail(this, 'PauseFailed', { errorPath: '$.failure.error', causePath: '$.failure.cause' }),
       );
+    const context: PauseContext = {
+      scope: this,
+      steps,
+      controlTable: props.controlTable,
+      ...wait,
+      superseded: new sfn.Succeed(this, 'Superseded', {
+        comment: 'A newer pause (a higher epoch) owns the breaker and the mapping.',
+      }),
+      failed: pauseFailed,
+    };
+
+    const rejectInput = new sfn.Fail(this, 'RejectInput', {
+      error: FAILURE.invalidInput,
+      cause:
+        'Expected { kind: "outcome-unknown", quarantineId, messageKey } or { kind: "pause", reason, epoch, stop, ' +
+        'and optionally cooldownSeconds >= 1, maxCooldownSeconds >= cooldownSeconds, probeSeconds >= 1, pollSeconds >= 1 }.',
+    });
+    // The input's timings win over the construct's, so tests and rehearsals scale them down.
+    const pauseWithDefaults = new sfn.Pass(this, 'PauseDefaults', {
+      result: sfn.Result.fromObject({ ...props.pauseDefaults }),
+      resultPath: '$.defaults',
+    })
+      .next(
+        new sfn.Pass(this, 'ApplyPauseDefaults', {
+          parameters: {
+            input: sfn.JsonPath.jsonMerge(
+              sfn.JsonPath.objectAt('$.defaults'),
+              sfn.JsonPath.objectAt('$$.Execution.Input'),
+            ),
+          },
+          outputPath: '$.input',
+        }),
+      )
+      .next(
+        new sfn.Choice(this, 'CheckPauseInput')
+          .when(validPauseInput(), pausePath(context))
+          .otherwise(rejectInput),
+      );
+    const definition = new sfn.Choice(this, 'Route')
+      .when(
+        validOutcomeUnknownInput(),
+        outcomeUnknownPath(this, steps, {
+          quarantineTable: props.quarantineTable,
+          attemptsTable: props.attemptsTable,
+          ...wait,
+        }),
+      )
+      .when(kindIs(INPUT_KIND.pause), pauseWithDefaults)
+      .otherwise(rejectInput);
 
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: props.logRetention,
@@ -77,15 +121,50 @@ export class OperationsStateMachine extends Construct {
       stateMachineName: props.stateMachineName,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
-      timeout: Duration.days(30),
+      // A person may take days and is reminded, not replaced: allow a Standard execution's full year.
+      timeout: Duration.days(365),
       tracingEnabled: true,
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });
-    Validations.of(this.stateMachine.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs log delivery ' +
-        '(CreateLogDelivery, PutResourcePolicy, ...) do not support resource-level permissions.',
-    });
+    // sns:Publish and, for an encrypted topic, the key actions publishing needs.
+    props.topic.grantPublish(this.stateMachine);
+    Validations.of(this.stateMachine.role).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs log delivery ' +
+          '(CreateLogDelivery, PutResourcePolicy, ...) do not support resource-level permissions.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+        reason: "Publishing to the KMS-encrypted topic needs GenerateDataKey* on the topic's key only.",
+      },
+    );
   }
+}
+
+const text = (path: string) => sfn.Condition.and(sfn.Condition.isPresent(path), sfn.Condition.isString(path));
+const number = (path: string) =>
+  sfn.Condition.and(sfn.Condition.isPresent(path), sfn.Condition.isNumeric(path));
+const atLeastOne = (path: string) =>
+  sfn.Condition.and(number(path), sfn.Condition.numberGreaterThanEquals(path, 1));
+
+const kindIs = (kind: string) =>
+  sfn.Condition.and(text('$.kind'), sfn.Condition.stringEquals('$.kind', kind));
+
+function validOutcomeUnknownInput(): sfn.Condition {
+  return sfn.Condition.and(kindIs(INPUT_KIND.outcomeUnknown), text('$.quarantineId'), text('$.messageKey'));
+}
+
+function validPauseInput(): sfn.Condition {
+  return sfn.Condition.and(
+    text('$.reason'),
+    number('$.epoch'),
+    sfn.Condition.and(sfn.Condition.isPresent('$.stop'), sfn.Condition.isBoolean('$.stop')),
+    atLeastOne('$.cooldownSeconds'),
+    number('$.maxCooldownSeconds'),
+    sfn.Condition.numberGreaterThanEqualsJsonPath('$.maxCooldownSeconds', '$.cooldownSeconds'),
+    atLeastOne('$.probeSeconds'),
+    atLeastOne('$.pollSeconds'),
+  );
 }

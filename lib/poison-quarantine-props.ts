@@ -120,6 +120,38 @@ export interface PoisonQuarantineProps {
   readonly maxConcurrency?: number;
 
   /**
+   * How long consumption stays paused before a half-open probe (rule 7); doubles after every
+   * failed probe, up to `breakerMaxCooldown`.
+   * @default Duration.seconds(60)
+   */
+  readonly breakerCooldown?: Duration;
+
+  /**
+   * The cap of the growing cool-down.
+   * @default Duration.seconds(3600)
+   */
+  readonly breakerMaxCooldown?: Duration;
+
+  /**
+   * How long a half-open probe (one record per invocation) runs before it is judged.
+   * @default Duration.seconds(30)
+   */
+  readonly breakerProbeWindow?: Duration;
+
+  /**
+   * An operator wait (outcome unknown, a stopped consumer) without an answer for this long is
+   * escalated on the topic and waited for again: the machine never decides for a person.
+   * @default Duration.days(1)
+   */
+  readonly operatorHeartbeat?: Duration;
+
+  /**
+   * The hard limit of one operator wait; reaching it also escalates and waits again.
+   * @default Duration.days(7)
+   */
+  readonly operatorTimeout?: Duration;
+
+  /**
    * Records processed at once inside one invocation. Above 1, a crash can no longer be pinned on
    * one message (rule 6) and an isolation trial brings it back to 1.
    * @default 1
@@ -218,6 +250,27 @@ export function validateProps(props: PoisonQuarantineProps): void {
   const outageWindow = props.outageWindow?.toSeconds();
   if (outageWindow !== undefined && (outageWindow < 1 || outageWindow > 3600)) {
     errors.push(`outageWindow must be from 1 to 3600 seconds (given ${outageWindow} s)`);
+  }
+  const seconds = (name: string, value: Duration | undefined, min: number, max: number) =>
+    integer(name, value?.toSeconds(), min, max);
+  seconds('breakerCooldown (seconds)', props.breakerCooldown, 1, 86_400);
+  seconds('breakerMaxCooldown (seconds)', props.breakerMaxCooldown, 1, 86_400);
+  seconds('breakerProbeWindow (seconds)', props.breakerProbeWindow, 1, 3600);
+  seconds('operatorHeartbeat (seconds)', props.operatorHeartbeat, 1, 31_536_000);
+  seconds('operatorTimeout (seconds)', props.operatorTimeout, 2, 31_536_000);
+  const cooldown = props.breakerCooldown?.toSeconds() ?? DEFAULTS.breakerCooldownSeconds;
+  const maxCooldown = props.breakerMaxCooldown?.toSeconds() ?? DEFAULTS.breakerMaxCooldownSeconds;
+  if (maxCooldown < cooldown) {
+    errors.push(
+      `breakerMaxCooldown must be at least breakerCooldown (given breakerMaxCooldown ${maxCooldown} s, breakerCooldown ${cooldown} s)`,
+    );
+  }
+  const heartbeat = props.operatorHeartbeat?.toSeconds() ?? DEFAULTS.operatorHeartbeatSeconds;
+  const timeout = props.operatorTimeout?.toSeconds() ?? DEFAULTS.operatorTimeoutSeconds;
+  if (heartbeat >= timeout) {
+    errors.push(
+      `operatorHeartbeat must be shorter than operatorTimeout (given operatorHeartbeat ${heartbeat} s, operatorTimeout ${timeout} s)`,
+    );
   }
   if (props.queue) {
     const queueSettings = (['fifo', 'visibilityTimeout', 'backstopMaxReceiveCount'] as const).filter(

@@ -11,6 +11,7 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DEFAULTS } from '../contract/defaults';
 import { ENV } from '../contract/env';
+import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
 import { OperationsStateMachine } from './operations-state-machine';
@@ -19,9 +20,6 @@ import { QuarantineStorage } from './quarantine-storage';
 import { StateTables } from './state-tables';
 
 export type { PoisonQuarantineProps } from './poison-quarantine-props';
-
-/** S3 prefix of quarantined content; the consumer may only put objects under it. */
-export const QUARANTINE_PREFIX = 'quarantine/';
 
 /**
  * An SQS queue wired to a Lambda consumer that records every attempt before its work starts,
@@ -100,9 +98,13 @@ export class PoisonQuarantine extends Construct {
       eventSourceMappingId: this.eventSource.eventSourceMappingId,
       eventSourceMappingArn: this.eventSource.eventSourceMappingArn,
       quarantineTable: this.quarantineTable,
+      attemptsTable: this.attemptsTable,
       controlTable: this.controlTable,
       topic: this.topic,
       logRetention,
+      operatorHeartbeat: props.operatorHeartbeat ?? Duration.seconds(DEFAULTS.operatorHeartbeatSeconds),
+      operatorTimeout: props.operatorTimeout ?? Duration.seconds(DEFAULTS.operatorTimeoutSeconds),
+      pauseDefaults: breakerTimings(props),
     }).stateMachine;
 
     this.alarms = new QuarantineAlarms(this, 'Alarms', {
@@ -144,6 +146,14 @@ export class PoisonQuarantine extends Construct {
       actions: ['sqs:GetQueueAttributes'],
       resourceArns: [this.queue.queueArn],
     });
+    // The CLI finds everything else from the consumer's environment and its mapping.
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['lambda:GetFunctionConfiguration'],
+      resourceArns: [this.consumer.functionArn],
+    });
+    // ListEventSourceMappings supports no resource-level permissions.
+    iam.Grant.addToPrincipal({ grantee, actions: ['lambda:ListEventSourceMappings'], resourceArns: ['*'] });
   }
 
   private createQueues(props: PoisonQuarantineProps, consumerTimeout: Duration) {
@@ -188,6 +198,7 @@ export class PoisonQuarantine extends Construct {
   ): Record<string, string> {
     const optional = (name: string, value: number | string | undefined) =>
       value === undefined ? {} : { [name]: String(value) };
+    const timings = breakerTimings(props);
     return {
       [ENV.attemptsTable]: tables.attempts.tableName,
       [ENV.controlTable]: tables.control.tableName,
@@ -206,6 +217,10 @@ export class PoisonQuarantine extends Construct {
       ...optional(ENV.quarantineShareThreshold, props.quarantineShareThreshold),
       ...optional(ENV.quarantineShareWindow, props.quarantineShareWindow),
       ...optional(ENV.messageKeyPath, props.messageKeyPath),
+      // The consumer passes these in every pause execution's input.
+      [ENV.breakerCooldownSeconds]: String(timings.cooldownSeconds),
+      [ENV.breakerMaxCooldownSeconds]: String(timings.maxCooldownSeconds),
+      [ENV.breakerProbeSeconds]: String(timings.probeSeconds),
     };
   }
 
@@ -237,4 +252,14 @@ export class PoisonQuarantine extends Construct {
         'the consumer may only put objects under the quarantine prefix, never read or delete them.',
     });
   }
+}
+
+/** The breaker timings in seconds: the props, or the contract's defaults. */
+function breakerTimings(props: PoisonQuarantineProps) {
+  return {
+    cooldownSeconds: props.breakerCooldown?.toSeconds() ?? DEFAULTS.breakerCooldownSeconds,
+    maxCooldownSeconds: props.breakerMaxCooldown?.toSeconds() ?? DEFAULTS.breakerMaxCooldownSeconds,
+    probeSeconds: props.breakerProbeWindow?.toSeconds() ?? DEFAULTS.breakerProbeSeconds,
+    pollSeconds: DEFAULTS.breakerPollSeconds,
+  };
 }

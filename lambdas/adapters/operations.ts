@@ -29,7 +29,13 @@ export interface PauseInput {
   /** Passed to the state machine when given: the cool-down before a half-open probe. */
   readonly cooldownSeconds?: number;
   readonly maxCooldownSeconds?: number;
+  /** How long a half-open probe watches outcomes. */
+  readonly probeSeconds?: number;
+  /** How often the machine polls the mapping until it reports Disabled. */
+  readonly pollSeconds?: number;
 }
+
+const TIMINGS = ['cooldownSeconds', 'maxCooldownSeconds', 'probeSeconds', 'pollSeconds'] as const;
 
 /** SendTask* errors that mean the wait is over or never was: the token is no good. */
 const TOKEN_REJECTIONS = ['InvalidToken', 'TaskDoesNotExist', 'TaskTimedOut'];
@@ -59,8 +65,10 @@ export class Operations {
       reason: input.reason,
       epoch: input.epoch,
       stop: input.stop,
-      ...(input.cooldownSeconds === undefined ? {} : { cooldownSeconds: input.cooldownSeconds }),
-      ...(input.maxCooldownSeconds === undefined ? {} : { maxCooldownSeconds: input.maxCooldownSeconds }),
+      // Timings left out fall back to the construct's values in the machine.
+      ...Object.fromEntries(
+        TIMINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]),
+      ),
     });
   }
 

@@ -3,8 +3,10 @@
  * quarantine table. The consumer may only PUT: it never reads, overwrites or deletes. Ids are
  * deterministic, so every write is "create if absent" and a retry finishes, not duplicates.
  */
+
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { QUARANTINE_PREFIX } from '../../contract/storage';
 import type { ErrorEvidence, ExternalRecord, QuarantineReason } from '../core/types';
 import { namesIn } from './conditional-writes';
 import { describeSdkError, isSdkError, QuarantineWriteError } from './errors';
@@ -60,8 +62,6 @@ export type NewQuarantineRecord = Omit<QuarantineRecord, 'status' | 'cause' | 'a
   readonly status: 'open' | 'awaiting-operator';
   readonly cause: 'unidentified';
 };
-
-export const QUARANTINE_PREFIX = 'quarantine/';
 
 /** The bucket layout: `quarantine/<id>/body` and `quarantine/<id>/envelope.json`. */
 export function quarantineObjectKeys(id: string): { readonly bodyKey: string; readonly envelopeKey: string } {

@@ -159,16 +159,22 @@ describe('PoisonQuarantine with default props', () => {
     });
   });
 
-  it('lets the state machine update only this mapping, this quarantine table and this topic', () => {
+  it('lets the state machine update only this mapping, these tables and this topic', () => {
     const statements = statementsOfRole(template, 'OperationsRole');
-    const resourceOf = (action: string) => statements.find((s) => actionsOf([s]).includes(action))?.Resource;
-    expect(JSON.stringify(resourceOf('lambda:updateEventSourceMapping'))).toMatch(
+    const resourcesOf = (action: string) =>
+      statements.filter((s) => actionsOf([s]).includes(action)).map((s) => s.Resource);
+    expect(JSON.stringify(resourcesOf('lambda:updateEventSourceMapping'))).toMatch(
       /event-source-mapping:.*PipelineConsumerSqsEventSource/,
     );
-    expect(resourceOf('dynamodb:updateItem')).toEqual({
-      'Fn::GetAtt': [expect.stringMatching(/QuarantineRecords/), 'Arn'],
-    });
-    expect(resourceOf('sns:Publish')).toEqual({ Ref: expect.stringMatching(/Topic/) });
+    expect(resourcesOf('dynamodb:updateItem')).toEqual(
+      expect.arrayContaining(
+        [/QuarantineRecords/, /StateAttempts/, /StateControl/].map((table) => ({
+          'Fn::GetAtt': [expect.stringMatching(table), 'Arn'],
+        })),
+      ),
+    );
+    expect(resourcesOf('dynamodb:updateItem')).toHaveLength(3);
+    expect(resourcesOf('sns:Publish')).toEqual([{ Ref: expect.stringMatching(/Topic/) }]);
   });
 
   it('encrypts the operator topic with a rotating customer-managed key', () => {

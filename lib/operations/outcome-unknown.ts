@@ -1,0 +1,207 @@
+/**
+ * Rule 8: an external call whose outcome is unknown waits for a person. The machine notifies,
+ * stores its task token on the quarantine record and waits; a silent operator is reminded
+ * (escalated) and waited for again, never decided for. The operator's CLI answers with
+ * SendTaskSuccess `{ decision, who, why, at }`; a `not-done` has already been replayed by the CLI.
+ */
+import type { Duration } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { DECISION, FAILURE, LEDGER_COMPLETED, RECORD_ATTRIBUTES, RECORD_STATUS } from './protocol';
+import { CONDITION_FAILED, enteredTime, type Steps, stringAt } from './steps';
+
+export interface OutcomeUnknownPathProps {
+  readonly quarantineTable: dynamodb.ITable;
+  readonly attemptsTable: dynamodb.ITable;
+  readonly operatorHeartbeat: Duration;
+  readonly operatorTimeout: Duration;
+}
+
+const RECORD_KEY = { id: stringAt('$.quarantineId') };
+const names = (...attributes: string[]) => Object.fromEntries(attributes.map((name) => [`#${name}`, name]));
+const present = (path: string) =>
+  sfn.Condition.and(sfn.Condition.isPresent(path), sfn.Condition.isString(path));
+const decisionIs = (value: string) => sfn.Condition.stringEquals('$.decision.decision', value);
+
+/** The outcome-unknown branch; its input is `{ kind, quarantineId, messageKey }`. */
+export function outcomeUnknownPath(
+  scope: Construct,
+  steps: Steps,
+  props: OutcomeUnknownPathProps,
+): sfn.IChainable {
+  const failed = failureChain(scope, steps);
+  const failWith = (id: string, error: string, cause: string) =>
+    new sfn.Pass(scope, id, {
+      result: sfn.Result.fromObject({ error, cause }),
+      resultPath: '$.failure',
+    }).next(failed);
+
+  const notify = steps.notify(
+    'NotifyOutcomeUnknown',
+    'poison-quarantine: outcome unknown, check the outside system',
+    {
+      event: 'outcome-unknown',
+      quarantineId: sfn.JsonPath.stringAt('$.quarantineId'),
+      instruction:
+        'Check the outside system first: did the external call happen? Then record done (it happened), ' +
+        'not-done (it did not: the CLI replays the message once) or discard.',
+    },
+  );
+
+  const { status, taskToken, waitingSince, audit } = RECORD_ATTRIBUTES;
+  const awaitDecision = steps.updateItem('AwaitOperatorDecision', {
+    table: props.quarantineTable,
+    key: RECORD_KEY,
+    update: `SET #${status} = :awaiting, #${taskToken} = :token, #${waitingSince} = :now`,
+    condition: `attribute_exists(#id) AND #${status} IN (:open, :awaiting)`,
+    names: names('id', status, taskToken, waitingSince),
+    values: {
+      ':awaiting': { S: RECORD_STATUS.awaitingOperator },
+      ':open': { S: RECORD_STATUS.open },
+      ':token': { S: sfn.JsonPath.taskToken },
+      ':now': enteredTime(),
+    },
+    resultPath: '$.decision',
+    waitForOperator: { heartbeat: props.operatorHeartbeat, timeout: props.operatorTimeout },
+  });
+  const escalate = steps.notify(
+    'EscalateOutcomeUnknown',
+    'poison-quarantine: an operator decision is overdue',
+    {
+      event: 'outcome-unknown-overdue',
+      quarantineId: sfn.JsonPath.stringAt('$.quarantineId'),
+      waitingSince: sfn.JsonPath.stringAt('$$.State.EnteredTime'),
+      instruction: 'Still waiting: check the outside system, then record done, not-done or discard.',
+    },
+  );
+  awaitDecision.addCatch(escalate.next(awaitDecision), {
+    errors: [sfn.Errors.HEARTBEAT_TIMEOUT, sfn.Errors.TIMEOUT],
+    resultPath: sfn.JsonPath.DISCARD,
+  });
+  awaitDecision.addCatch(
+    failWith(
+      'RecordWasNotOpen',
+      FAILURE.recordNotOpen,
+      'The quarantine record is missing or neither open nor awaiting-operator: there is nothing to verify.',
+    ),
+    { errors: [CONDITION_FAILED], resultPath: '$.error' },
+  );
+  awaitDecision.addCatch(taskFailed(scope, failed, 'WaitFailed', 'Waiting for the operator'), {
+    resultPath: '$.error',
+  });
+
+  const markCompleted = steps.updateItem('MarkLedgerCompleted', {
+    table: props.attemptsTable,
+    key: { pk: stringAt('$.messageKey') },
+    update: 'SET #state = :completed REMOVE #envId',
+    names: names('state', 'envId'),
+    values: { ':completed': { S: LEDGER_COMPLETED } },
+  });
+  markCompleted.addCatch(
+    taskFailed(scope, failed, 'LedgerUpdateFailed', 'Marking the ledger item completed'),
+    { resultPath: '$.error' },
+  );
+
+  const applyDecision = steps.updateItem('ApplyDecision', {
+    table: props.quarantineTable,
+    key: RECORD_KEY,
+    update:
+      `SET #${status} = :status, #${audit} = list_append(if_not_exists(#${audit}, :none), :entry) ` +
+      `REMOVE #${taskToken}, #${waitingSince}`,
+    condition: `#${status} = :awaiting`,
+    names: names(status, audit, taskToken, waitingSince),
+    values: {
+      ':status': stringAt('$.outcome.status'),
+      ':awaiting': { S: RECORD_STATUS.awaitingOperator },
+      ':none': { L: [] },
+      ':entry': {
+        L: [
+          {
+            M: {
+              who: stringAt('$.decision.who'),
+              when: stringAt('$.decision.at'),
+              what: stringAt('$.decision.decision'),
+              why: stringAt('$.decision.why'),
+            },
+          },
+        ],
+      },
+    },
+  });
+  applyDecision.addCatch(
+    failWith(
+      'RecordWasNotAwaiting',
+      FAILURE.recordNotAwaiting,
+      'The quarantine record was no longer awaiting-operator when the decision was applied.',
+    ),
+    { errors: [CONDITION_FAILED], resultPath: '$.error' },
+  );
+  applyDecision.addCatch(taskFailed(scope, failed, 'DecisionUpdateFailed', 'Recording the decision'), {
+    resultPath: '$.error',
+  });
+  applyDecision.next(new sfn.Succeed(scope, 'DecisionRecorded'));
+
+  const outcome = (id: string, recordStatus: string) =>
+    new sfn.Pass(scope, id, {
+      result: sfn.Result.fromObject({ status: recordStatus }),
+      resultPath: '$.outcome',
+    });
+  const wellFormed = sfn.Condition.and(
+    present('$.decision.decision'),
+    present('$.decision.who'),
+    present('$.decision.why'),
+    present('$.decision.at'),
+  );
+  const routeDecision = new sfn.Choice(scope, 'RouteDecision')
+    .when(
+      sfn.Condition.and(wellFormed, decisionIs(DECISION.done)),
+      markCompleted.next(outcome('ResolveAsDone', RECORD_STATUS.resolved)).next(applyDecision),
+    )
+    .when(
+      sfn.Condition.and(wellFormed, decisionIs(DECISION.notDone)),
+      outcome('ResolveAsReplayed', RECORD_STATUS.replayed).next(applyDecision),
+    )
+    .when(
+      sfn.Condition.and(wellFormed, decisionIs(DECISION.discard)),
+      outcome('ResolveAsDiscarded', RECORD_STATUS.resolved).next(applyDecision),
+    )
+    .otherwise(
+      failWith(
+        'DecisionWasInvalid',
+        FAILURE.invalidDecision,
+        "The operator's answer must be { decision: done | not-done | discard, who, why, at }; " +
+          'the record stays awaiting-operator.',
+      ),
+    );
+
+  return notify.next(awaitDecision).next(routeDecision);
+}
+
+/** `$.failure = { error, cause }` -> alert -> fail with that error and cause. */
+function failureChain(scope: Construct, steps: Steps): sfn.IChainable {
+  return steps
+    .notify('NotifyVerificationFailed', 'poison-quarantine: outcome-unknown verification failed', {
+      event: 'verification-failed',
+      quarantineId: sfn.JsonPath.stringAt('$.quarantineId'),
+      error: sfn.JsonPath.stringAt('$.failure.error'),
+      cause: sfn.JsonPath.stringAt('$.failure.cause'),
+    })
+    .next(
+      new sfn.Fail(scope, 'VerificationFailed', {
+        errorPath: '$.failure.error',
+        causePath: '$.failure.cause',
+      }),
+    );
+}
+
+/** A caught task error as `$.failure`: its name only (a cause may quote the request). */
+function taskFailed(scope: Construct, failed: sfn.IChainable, id: string, what: string): sfn.IChainable {
+  return new sfn.Pass(scope, id, {
+    parameters: {
+      error: FAILURE.verificationFailed,
+      cause: sfn.JsonPath.format(`${what} failed with {}`, sfn.JsonPath.stringAt('$.error.Error')),
+    },
+    resultPath: '$.failure',
+  }).next(failed);
+}

@@ -1,0 +1,78 @@
+/**
+ * The operations state machine's protocol with the consumer and the operator CLI: execution
+ * inputs, the item attributes it reads and writes, and the task outputs it accepts. The consumer
+ * (lambdas/) cannot import lib/, so it spells these names itself; docs/design.md lists them and
+ * test/cdk/operations-state-machine.test.ts pins them in the synthesized definition.
+ */
+
+/** `kind` of an execution input. */
+export const INPUT_KIND = { outcomeUnknown: 'outcome-unknown', pause: 'pause' } as const;
+
+/** The control table item of the circuit breaker. */
+export const BREAKER_KEY = { pk: 'breaker', sk: 'state' } as const;
+
+/** Breaker item attributes. The consumer ADDs 1 to the probe counters while the state is half-open. */
+export const BREAKER_ATTRIBUTES = {
+  state: 'state',
+  reason: 'reason',
+  epoch: 'epoch',
+  stop: 'stop',
+  openedAt: 'openedAt',
+  disabledAt: 'disabledAt',
+  halfOpenAt: 'halfOpenAt',
+  closedAt: 'closedAt',
+  cooldownSeconds: 'cooldownSeconds',
+  originalBatchSize: 'originalBatchSize',
+  /** 0 when the mapping had no ScalingConfig: restored without one. */
+  originalMaxConcurrency: 'originalMaxConcurrency',
+  probeSuccesses: 'probeSuccesses',
+  probeFailures: 'probeFailures',
+  /** 'resume' | 'hold', set by the operator CLI; read at every loop point. */
+  operatorAction: 'operatorAction',
+  /** Present only while the machine waits for the operator; a bearer secret. */
+  taskToken: 'taskToken',
+  waitingSince: 'waitingSince',
+} as const;
+
+export const BREAKER_STATE = { open: 'open', halfOpen: 'half-open', closed: 'closed' } as const;
+
+/** What the operator CLI sets in `operatorAction` and sends as `action` in SendTaskSuccess. */
+export const OPERATOR_ACTION = { resume: 'resume', hold: 'hold' } as const;
+
+/** Quarantine record attributes the machine writes (table key `id`). */
+export const RECORD_ATTRIBUTES = {
+  status: 'status',
+  taskToken: 'taskToken',
+  waitingSince: 'waitingSince',
+  audit: 'audit',
+} as const;
+
+export const RECORD_STATUS = {
+  open: 'open',
+  awaitingOperator: 'awaiting-operator',
+  resolved: 'resolved',
+  replayed: 'replayed',
+} as const;
+
+/** `decision` of the operator's SendTaskSuccess output `{ decision, who, why, at }`. */
+export const DECISION = { done: 'done', notDone: 'not-done', discard: 'discard' } as const;
+
+/** The attempts ledger state a `done` decision sets: completed, never replayed. */
+export const LEDGER_COMPLETED = 'completed';
+
+/** The half-open footprint: one record per invocation, the mapping's smallest concurrency. */
+export const PROBE_FOOTPRINT = { batchSize: 1, maxConcurrency: 2 } as const;
+
+/** Polls of the mapping's state (every `pollSeconds`) before a pause gives up and alerts. */
+export const DISABLE_POLL_LIMIT = 60;
+
+/** Error names of the machine's Fail states. */
+export const FAILURE = {
+  invalidInput: 'InvalidInput',
+  recordNotOpen: 'QuarantineRecordNotOpen',
+  recordNotAwaiting: 'QuarantineRecordNotAwaiting',
+  invalidDecision: 'InvalidDecision',
+  verificationFailed: 'VerificationFailed',
+  mappingNotDisabled: 'MappingNotDisabled',
+  pauseFailed: 'PauseFailed',
+} as const;

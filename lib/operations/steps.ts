@@ -1,0 +1,149 @@
+/**
+ * Builders for the operations state machine's tasks: DynamoDB and Lambda through the aws-sdk
+ * integration (the optimised DynamoDB integration cannot wait for a task token, and there is no
+ * optimised Lambda event source mapping integration), SNS through the optimised one. Every task
+ * retries what is transient and nothing else: a failed condition is an answer, not a glitch.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+
+/** Step Functions names aws-sdk errors `<Service>.<Exception>`; DynamoDB's service part is `DynamoDb`. */
+export const CONDITION_FAILED = 'DynamoDb.ConditionalCheckFailedException';
+const DYNAMODB_TRANSIENT = [
+  'DynamoDb.ProvisionedThroughputExceededException',
+  'DynamoDb.RequestLimitExceededException',
+  'DynamoDb.ThrottlingException',
+  'DynamoDb.InternalServerErrorException',
+  'DynamoDb.TransactionConflictException',
+];
+// ResourceInUse: the mapping is still Enabling/Disabling/Updating from the previous call.
+const LAMBDA_TRANSIENT = [
+  'Lambda.ResourceInUseException',
+  'Lambda.ResourceConflictException',
+  'Lambda.TooManyRequestsException',
+  'Lambda.ServiceException',
+];
+const RETRY = { interval: Duration.seconds(2), maxAttempts: 5, backoffRate: 2 };
+
+/** A DynamoDB attribute value from a JSONPath: `{ S: <string at path> }`. */
+export const stringAt = (path: string) => ({ S: sfn.JsonPath.stringAt(path) });
+/** A DynamoDB number from a JSONPath holding a JSON number (DynamoDB wants its text). */
+export const numberAt = (path: string) => ({ N: sfn.JsonPath.format('{}', sfn.JsonPath.stringAt(path)) });
+/** A DynamoDB boolean from a JSONPath holding a JSON boolean. */
+export const booleanAt = (path: string) => ({ BOOL: sfn.JsonPath.stringAt(path) });
+/** When the current state was entered (ISO-8601): a time the machine writes without a clock of its own. */
+export const enteredTime = () => stringAt('$$.State.EnteredTime');
+
+export interface UpdateItemOptions {
+  readonly table: dynamodb.ITable;
+  readonly key: Record<string, unknown>;
+  readonly update: string;
+  /** `#name` -> attribute name for every name the expressions use. */
+  readonly names: Record<string, string>;
+  readonly values?: Record<string, unknown>;
+  readonly condition?: string;
+  /** @default - the result is discarded */
+  readonly resultPath?: string;
+  /** Store `$$.Task.Token` (through the values) and wait for the operator. */
+  readonly waitForOperator?: { readonly heartbeat: Duration; readonly timeout: Duration };
+}
+
+export interface StepsProps {
+  readonly eventSourceMappingId: string;
+  readonly eventSourceMappingArn: string;
+  readonly topic: sns.ITopic;
+}
+
+export class Steps {
+  constructor(
+    private readonly scope: Construct,
+    private readonly props: StepsProps,
+  ) {}
+
+  updateItem(id: string, options: UpdateItemOptions): sfn.TaskStateBase {
+    const wait = options.waitForOperator;
+    const task = new tasks.CallAwsService(this.scope, id, {
+      service: 'dynamodb',
+      action: 'updateItem',
+      parameters: {
+        TableName: options.table.tableName,
+        Key: options.key,
+        UpdateExpression: options.update,
+        ExpressionAttributeNames: options.names,
+        ...(options.values ? { ExpressionAttributeValues: options.values } : {}),
+        ...(options.condition ? { ConditionExpression: options.condition } : {}),
+      },
+      iamResources: [options.table.tableArn],
+      resultPath: options.resultPath ?? sfn.JsonPath.DISCARD,
+      ...(wait
+        ? {
+            integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+            heartbeatTimeout: sfn.Timeout.duration(wait.heartbeat),
+            taskTimeout: sfn.Timeout.duration(wait.timeout),
+          }
+        : {}),
+    });
+    return task.addRetry({ errors: DYNAMODB_TRANSIENT, ...RETRY });
+  }
+
+  /** A strongly consistent read of the named attributes only: never a stored task token. */
+  getItem(
+    id: string,
+    table: dynamodb.ITable,
+    key: Record<string, unknown>,
+    attributes: string[],
+    result: { readonly resultPath: string; readonly resultSelector?: Record<string, unknown> },
+  ): sfn.TaskStateBase {
+    const names = Object.fromEntries(attributes.map((name) => [`#${name}`, name]));
+    return new tasks.CallAwsService(this.scope, id, {
+      service: 'dynamodb',
+      action: 'getItem',
+      parameters: {
+        TableName: table.tableName,
+        Key: key,
+        ConsistentRead: true,
+        ProjectionExpression: Object.keys(names).join(', '),
+        ExpressionAttributeNames: names,
+      },
+      iamResources: [table.tableArn],
+      ...result,
+    }).addRetry({ errors: DYNAMODB_TRANSIENT, ...RETRY });
+  }
+
+  /**
+   * Get or update this pipeline's event source mapping. `Uuid` is the Java SDK v2 spelling that
+   * Step Functions wants (boto3 says `UUID`; the local deployment translates it for moto).
+   */
+  mapping(
+    id: string,
+    action: 'getEventSourceMapping' | 'updateEventSourceMapping',
+    parameters: Record<string, unknown>,
+    result: { readonly resultSelector?: Record<string, unknown>; readonly resultPath?: string } = {},
+  ): sfn.TaskStateBase {
+    return new tasks.CallAwsService(this.scope, id, {
+      service: 'lambda',
+      action,
+      parameters: { Uuid: this.props.eventSourceMappingId, ...parameters },
+      iamResources: [this.props.eventSourceMappingArn],
+      resultSelector: result.resultSelector,
+      resultPath: result.resultPath ?? sfn.JsonPath.DISCARD,
+    }).addRetry({ errors: LAMBDA_TRANSIENT, ...RETRY });
+  }
+
+  /**
+   * An operator notification. Messages carry ids, reasons and the execution name, never a task
+   * token or message content: the topic's subscribers are not all operators.
+   */
+  notify(id: string, subject: string, message: Record<string, unknown>): sfn.TaskStateBase {
+    return new tasks.SnsPublish(this.scope, id, {
+      topic: this.props.topic,
+      subject,
+      message: sfn.TaskInput.fromObject({ ...message, execution: sfn.JsonPath.executionName }),
+      resultPath: sfn.JsonPath.DISCARD,
+    }).addRetry({ errors: [sfn.Errors.TASKS_FAILED], ...RETRY });
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Rule 8 against the operations state machine executing in moto: the record waits for a person
+ * with the task token stored on it, the operator's decision is applied and audited, a silent
+ * operator is reminded and waited for again, and nothing the machine publishes carries a token.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetExecutionHistoryCommand, SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
+import { Duration } from 'aws-cdk-lib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, type Item, type OperationsFixture, startOperations } from './operations-fixture';
+
+// Escalation after 4 s without an answer; the other tests answer within a second.
+const HEARTBEAT_SECONDS = 4;
+
+let ops: OperationsFixture;
+
+beforeAll(async () => {
+  ops = await startOperations({
+    operatorHeartbeat: Duration.seconds(HEARTBEAT_SECONDS),
+    operatorTimeout: Duration.seconds(HEARTBEAT_SECONDS * 2),
+  });
+});
+afterEach(async () => ops?.stopRunning());
+afterAll(async () => ops?.stop());
+
+/** A quarantined message as the consumer leaves it: record open, ledger item quarantined. */
+async function quarantined() {
+  const quarantineId = `q-${randomUUID().slice(0, 16)}-g0-a2`;
+  const messageKey = `order-${randomUUID().slice(0, 8)}`;
+  await ops.putItem(ops.tables.quarantine, {
+    id: { S: quarantineId },
+    status: { S: 'open' },
+    reason: { S: 'outcome-unknown' },
+    messageKey: { S: messageKey },
+  });
+  await ops.putItem(ops.tables.attempts, {
+    pk: { S: messageKey },
+    state: { S: 'quarantined' },
+    quarantineId: { S: quarantineId },
+  });
+  return { quarantineId, messageKey };
+}
+
+const record = (id: string) => ops.getItem(ops.tables.quarantine, { id: { S: id } });
+
+/** Starts `ou-<id>` and returns once the record holds a token. */
+async function awaitingOperator() {
+  const { quarantineId, messageKey } = await quarantined();
+  const executionArn = await ops.start(`ou-${quarantineId}`, {
+    kind: 'outcome-unknown',
+    quarantineId,
+    messageKey,
+  });
+  const token = await eventually(
+    'a stored task token',
+    async () => (await record(quarantineId))?.taskToken?.S,
+  );
+  return { quarantineId, messageKey, executionArn, token };
+}
+
+async function decide(token: string, decision: string) {
+  const output = {
+    decision,
+    who: 'erin@example.com',
+    why: `checked the ledger: ${decision}`,
+    at: '2025-05-01T10:00:00Z',
+  };
+  await ops.clients.sfn.send(
+    new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify(output) }),
+  );
+  return output;
+}
+
+describe('outcome unknown: waiting for a person', () => {
+  it('marks the record awaiting-operator with its own task token and tells operators to check the outside system', async () => {
+    const { quarantineId, executionArn, token } = await awaitingOperator();
+
+    const item = (await record(quarantineId)) as Item;
+    expect(item.status).toStrictEqual({ S: 'awaiting-operator' });
+    expect(token.length).toBeGreaterThan(10);
+    expect(await ops.status(executionArn)).toBe('RUNNING');
+    const notes = await ops.notifications();
+    const note = notes.find((n) => n.quarantineId === quarantineId);
+    expect(note).toMatchObject({ event: 'outcome-unknown', execution: `ou-${quarantineId}` });
+    expect(String(note?.instruction)).toMatch(/check the outside system first/i);
+    expect(JSON.stringify(notes)).not.toContain(token);
+  });
+
+  it('done: completes the ledger item (never replayed), resolves the record, audits, removes the token', async () => {
+    const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
+
+    const output = await decide(token, 'done');
+
+    const execution = await ops.finished(executionArn);
+    expect(execution.status).toBe('SUCCEEDED');
+    expect((await ops.getItem(ops.tables.attempts, { pk: { S: messageKey } }))?.state).toStrictEqual({
+      S: 'completed',
+    });
+    const item = (await record(quarantineId)) as Item;
+    expect(item.status).toStrictEqual({ S: 'resolved' });
+    expect(item.taskToken).toBeUndefined();
+    expect(item.audit).toStrictEqual({
+      L: [
+        {
+          M: { who: { S: output.who }, when: { S: output.at }, what: { S: 'done' }, why: { S: output.why } },
+        },
+      ],
+    });
+    expect(execution.output).not.toContain(token);
+  });
+
+  it('not-done: the CLI has replayed it; the record says replayed and the ledger is left alone', async () => {
+    const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
+
+    await decide(token, 'not-done');
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    const item = (await record(quarantineId)) as Item;
+    expect(item.status).toStrictEqual({ S: 'replayed' });
+    expect(item.taskToken).toBeUndefined();
+    expect(item.audit?.L).toHaveLength(1);
+    expect((await ops.getItem(ops.tables.attempts, { pk: { S: messageKey } }))?.state).toStrictEqual({
+      S: 'quarantined',
+    });
+  });
+
+  it('discard: resolves the record with an audit entry, the ledger left alone', async () => {
+    const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
+
+    await decide(token, 'discard');
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    const item = (await record(quarantineId)) as Item;
+    expect(item.status).toStrictEqual({ S: 'resolved' });
+    expect(item.audit).toMatchObject({ L: [{ M: { what: { S: 'discard' } } }] });
+    expect((await ops.getItem(ops.tables.attempts, { pk: { S: messageKey } }))?.state).toStrictEqual({
+      S: 'quarantined',
+    });
+  });
+
+  it('appends to an existing audit list', async () => {
+    const { quarantineId, token, executionArn } = await awaitingOperator();
+    await ops.update(ops.tables.quarantine, { id: { S: quarantineId } }, 'SET audit = :audit', {
+      ':audit': { L: [{ M: { what: { S: 'set-cause' } } }] },
+    });
+
+    await decide(token, 'discard');
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect((await record(quarantineId))?.audit?.L).toHaveLength(2);
+  });
+
+  it('fails clearly on an unknown decision and leaves the record awaiting', async () => {
+    const { quarantineId, executionArn, token } = await awaitingOperator();
+
+    await decide(token, 'maybe');
+
+    const execution = await ops.finished(executionArn);
+    expect(execution.status).toBe('FAILED');
+    expect(execution.error).toBe('InvalidDecision');
+    expect(execution.cause).toMatch(/done \| not-done \| discard/);
+    expect((await record(quarantineId))?.status).toStrictEqual({ S: 'awaiting-operator' });
+  });
+
+  it('fails clearly when there is no open record to verify', async () => {
+    const quarantineId = `q-missing-${randomUUID().slice(0, 8)}`;
+
+    const executionArn = await ops.start(`ou-${quarantineId}`, {
+      kind: 'outcome-unknown',
+      quarantineId,
+      messageKey: 'k',
+    });
+
+    const execution = await ops.finished(executionArn);
+    expect(execution.status).toBe('FAILED');
+    expect(execution.error).toBe('QuarantineRecordNotOpen');
+    expect(await record(quarantineId)).toBeUndefined();
+  });
+
+  it('rejects an input it does not understand', async () => {
+    const executionArn = await ops.start(`bad-${randomUUID().slice(0, 8)}`, { kind: 'outcome-unknown' });
+
+    const execution = await ops.finished(executionArn);
+    expect(execution.status).toBe('FAILED');
+    expect(execution.error).toBe('InvalidInput');
+  });
+
+  it('escalates a silent operator and waits again with a new token, never deciding', async () => {
+    const { quarantineId, executionArn, token } = await awaitingOperator();
+
+    const renewed = await eventually(
+      'a new task token after the heartbeat',
+      async () => {
+        const stored = (await record(quarantineId))?.taskToken?.S;
+        return stored !== undefined && stored !== token ? stored : undefined;
+      },
+      HEARTBEAT_SECONDS * 3000,
+    );
+
+    expect(await ops.status(executionArn)).toBe('RUNNING');
+    expect((await record(quarantineId))?.status).toStrictEqual({ S: 'awaiting-operator' });
+    const notes = (await ops.notifications()).filter((n) => n.quarantineId === quarantineId);
+    expect(notes.map((n) => n.event)).toEqual(['outcome-unknown', 'outcome-unknown-overdue']);
+    await decide(renewed, 'discard');
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(JSON.stringify(notes)).not.toContain(token);
+  });
+
+  it('keeps task tokens out of its notifications and the execution output', async () => {
+    const { executionArn, token } = await awaitingOperator();
+    await decide(token, 'discard');
+    const execution = await ops.finished(executionArn);
+
+    const { events } = await ops.clients.sfn.send(new GetExecutionHistoryCommand({ executionArn }));
+    const published = (events ?? [])
+      .filter(
+        (event) => event.type === 'TaskScheduled' && event.taskScheduledEventDetails?.resourceType === 'sns',
+      )
+      .map((event) => event.taskScheduledEventDetails?.parameters);
+    expect(published.length).toBeGreaterThan(0);
+    expect(published.join('\n')).not.toContain(token);
+    expect(execution.output).not.toContain(token);
+  });
+});

@@ -1,0 +1,275 @@
+/**
+ * Rules 7 and 11 against the operations state machine executing in moto, with the timings
+ * scaled down to seconds through the input: the mapping is disabled and the breaker opened,
+ * half-open probing at the smallest footprint, restore or reopen with a doubled cool-down, and
+ * the operator's hold and resume. The pipeline is synthesized with a batch size and concurrency
+ * of its own, so a restore is told apart from the probe footprint (1 and 2).
+ */
+import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually, type Item, type OperationsFixture, startOperations } from './operations-fixture';
+
+const ORIGINAL = { batchSize: 7, maxConcurrency: 5 };
+const BREAKER = { pk: { S: 'breaker' }, sk: { S: 'state' } };
+
+let ops: OperationsFixture;
+let epoch = 100;
+
+beforeAll(async () => {
+  ops = await startOperations(ORIGINAL);
+});
+afterAll(async () => ops?.stop());
+beforeEach(async () => {
+  epoch += 1;
+  await ops.setMapping({ enabled: true, ...ORIGINAL });
+  // The consumer trips the breaker (a new epoch) before it starts `pause-<epoch>`.
+  await ops.putItem(ops.tables.control, {
+    ...BREAKER,
+    state: { S: 'open' },
+    epoch: { N: String(epoch) },
+    reason: { S: 'outage' },
+  });
+});
+afterEach(async () => ops?.stopRunning());
+
+const breaker = async () => (await ops.getItem(ops.tables.control, BREAKER)) as Item;
+const breakerIs = (state: string) => async () =>
+  (await breaker()).state?.S === state ? breaker() : undefined;
+
+function pause(overrides: Record<string, unknown> = {}) {
+  return ops.start(`pause-${epoch}`, {
+    kind: 'pause',
+    reason: 'outage',
+    epoch,
+    stop: false,
+    cooldownSeconds: 2,
+    maxCooldownSeconds: 60,
+    probeSeconds: 3,
+    pollSeconds: 1,
+    ...overrides,
+  });
+}
+
+async function halfOpen() {
+  await eventually('half-open', breakerIs('half-open'), 10_000);
+  return eventually('the probe footprint', async () => {
+    const mapping = await ops.mapping();
+    return mapping.state === 'Enabled' && mapping.batchSize === 1 ? mapping : undefined;
+  });
+}
+
+describe('pause: cool-down and half-open probing', () => {
+  it('disables the mapping and opens the breaker, probes at the smallest footprint, then restores and closes', async () => {
+    const executionArn = await pause();
+
+    const open = await eventually('the breaker open', async () => {
+      const item = await breaker();
+      return item.disabledAt ? item : undefined;
+    });
+    expect(await ops.mapping()).toMatchObject({ state: 'Disabled', ...ORIGINAL });
+    expect(open).toMatchObject({
+      state: { S: 'open' },
+      reason: { S: 'outage' },
+      epoch: { N: String(epoch) },
+      stop: { BOOL: false },
+      cooldownSeconds: { N: '2' },
+      originalBatchSize: { N: '7' },
+      originalMaxConcurrency: { N: '5' },
+    });
+    expect(open.openedAt?.S).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    expect(await halfOpen()).toStrictEqual({ state: 'Enabled', batchSize: 1, maxConcurrency: 2 });
+    expect(await breaker()).toMatchObject({ probeSuccesses: { N: '0' }, probeFailures: { N: '0' } });
+    // The consumer counts a successful probe.
+    await ops.update(ops.tables.control, BREAKER, 'ADD probeSuccesses :one', { ':one': { N: '1' } });
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    const closed = await breaker();
+    expect(closed.state).toStrictEqual({ S: 'closed' });
+    for (const gone of [
+      'probeSuccesses',
+      'probeFailures',
+      'taskToken',
+      'originalBatchSize',
+      'operatorAction',
+      'cooldownSeconds',
+    ]) {
+      expect(closed[gone]).toBeUndefined();
+    }
+    const events = (await ops.notifications()).filter((n) => n.epoch === epoch).map((n) => n.event);
+    expect(events).toEqual(['paused', 'resumed']);
+  });
+
+  it('closes after a probe window without traffic', async () => {
+    const executionArn = await pause({ probeSeconds: 1 });
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    expect((await breaker()).state).toStrictEqual({ S: 'closed' });
+  });
+
+  it('restores a mapping that had no ScalingConfig without one', async () => {
+    await ops.setMapping({ enabled: true, batchSize: ORIGINAL.batchSize });
+
+    const executionArn = await pause({ probeSeconds: 1 });
+    await eventually('the breaker open', async () => (await breaker()).disabledAt);
+    expect((await breaker()).originalMaxConcurrency).toStrictEqual({ N: '0' });
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({
+      state: 'Enabled',
+      batchSize: ORIGINAL.batchSize,
+      maxConcurrency: undefined,
+    });
+  });
+
+  it('reopens after a failed probe with the cool-down doubled, then an operator resume restores it', async () => {
+    const executionArn = await pause();
+    await halfOpen();
+
+    await ops.update(ops.tables.control, BREAKER, 'ADD probeFailures :one', { ':one': { N: '1' } });
+
+    const reopened = await eventually('the breaker reopened', breakerIs('open'), 10_000);
+    expect(reopened.cooldownSeconds).toStrictEqual({ N: '4' });
+    expect(reopened.probeFailures).toBeUndefined();
+    expect((await ops.mapping()).state).toBe('Disabled');
+    // The original settings survive the probe's footprint.
+    expect(reopened).toMatchObject({ originalBatchSize: { N: '7' }, originalMaxConcurrency: { N: '5' } });
+
+    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
+      ':resume': { S: 'resume' },
+    });
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    expect((await breaker()).state).toStrictEqual({ S: 'closed' });
+  });
+
+  it('caps the growing cool-down', async () => {
+    await pause({ cooldownSeconds: 2, maxCooldownSeconds: 3 });
+    await halfOpen();
+
+    await ops.update(ops.tables.control, BREAKER, 'ADD probeFailures :one', { ':one': { N: '1' } });
+
+    const reopened = await eventually('the breaker reopened', breakerIs('open'), 10_000);
+    expect(reopened.cooldownSeconds).toStrictEqual({ N: '3' });
+  });
+
+  it('steps aside when a newer pause owns the breaker', async () => {
+    await ops.update(ops.tables.control, BREAKER, 'SET epoch = :newer', {
+      ':newer': { N: String(epoch + 1) },
+    });
+
+    const execution = await ops.finished(await pause());
+
+    expect(execution.status).toBe('SUCCEEDED');
+    expect(await breaker()).toMatchObject({ epoch: { N: String(epoch + 1) } });
+    expect((await breaker()).disabledAt).toBeUndefined();
+  });
+});
+
+describe('pause: the operator', () => {
+  const resumeWith = async (token: string) =>
+    ops.clients.sfn.send(
+      new SendTaskSuccessCommand({
+        taskToken: token,
+        output: JSON.stringify({ action: 'resume', who: 'erin@example.com', why: 'dependency back' }),
+      }),
+    );
+
+  it('stop: stays disabled past any cool-down, waiting with a token, until the operator resumes', async () => {
+    const executionArn = await pause({ stop: true, reason: 'quarantine-unwritable', cooldownSeconds: 1 });
+
+    const waiting = await eventually('a stored task token', async () => {
+      const item = await breaker();
+      return item.taskToken?.S ? item : undefined;
+    });
+    expect(waiting).toMatchObject({ state: { S: 'open' }, stop: { BOOL: true } });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await ops.mapping()).toMatchObject({ state: 'Disabled' });
+    expect((await breaker()).state).toStrictEqual({ S: 'open' });
+    expect(await ops.status(executionArn)).toBe('RUNNING');
+    const notes = await ops.notifications();
+    expect(notes.find((n) => n.epoch === epoch)).toMatchObject({ event: 'paused', stop: true });
+    expect(JSON.stringify(notes)).not.toContain(String(waiting.taskToken?.S));
+
+    // The CLI: operatorAction first, then the stored token.
+    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
+      ':resume': { S: 'resume' },
+    });
+    await resumeWith(String(waiting.taskToken?.S));
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    const closed = await breaker();
+    expect(closed.state).toStrictEqual({ S: 'closed' });
+    expect(closed.taskToken).toBeUndefined();
+    expect(closed.operatorAction).toBeUndefined();
+  });
+
+  it('an operator hold at a loop point: no probe, a stop recorded, a token stored; a hold answer waits again', async () => {
+    const executionArn = await pause({ cooldownSeconds: 2 });
+    await eventually('the breaker open', async () => (await breaker()).disabledAt);
+
+    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :hold', { ':hold': { S: 'hold' } });
+
+    const first = await eventually('a stored task token', async () => (await breaker()).taskToken?.S, 10_000);
+    expect(await breaker()).toMatchObject({ state: { S: 'open' }, stop: { BOOL: true } });
+    expect((await ops.mapping()).state).toBe('Disabled');
+    await ops.clients.sfn.send(
+      new SendTaskSuccessCommand({
+        taskToken: first,
+        output: JSON.stringify({ action: 'hold', who: 'erin', why: 'x' }),
+      }),
+    );
+    const second = await eventually('a new task token', async () => {
+      const token = (await breaker()).taskToken?.S;
+      return token && token !== first ? token : undefined;
+    });
+    expect(await ops.status(executionArn)).toBe('RUNNING');
+
+    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
+      ':resume': { S: 'resume' },
+    });
+    await resumeWith(second);
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+  });
+
+  it('a resume set before the machine stores its token is not lost', async () => {
+    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
+      ':resume': { S: 'resume' },
+    });
+
+    const execution = await ops.finished(await pause({ stop: true }));
+
+    expect(execution.status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    expect((await breaker()).taskToken).toBeUndefined();
+  });
+
+  it('takes the construct timings when the input has none, and rejects bad timings', async () => {
+    const defaulted = await pause({
+      cooldownSeconds: undefined,
+      probeSeconds: undefined,
+      pollSeconds: undefined,
+    });
+    await eventually('the breaker open', async () => (await breaker()).disabledAt);
+    expect((await breaker()).cooldownSeconds).toStrictEqual({ N: '60' });
+    expect(await ops.status(defaulted)).toBe('RUNNING');
+    await ops.stopRunning();
+
+    const rejected = await ops.finished(
+      await ops.start(`pause-bad-${epoch}`, {
+        kind: 'pause',
+        reason: 'x',
+        epoch,
+        stop: false,
+        cooldownSeconds: 0,
+      }),
+    );
+    expect(rejected.error).toBe('InvalidInput');
+  });
+});
