@@ -4,7 +4,7 @@
  * quarantined goes back to the queue; nothing is dropped.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { effectiveConcurrency } from '../core/isolation';
+import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
 import type { ControlCache } from './control-cache';
 import type { ConsumerDeps } from './deps';
 import { type BatchSession, processRecord, type RecordOutcome } from './record-lifecycle';
@@ -35,17 +35,19 @@ export async function handleBatch(
     isolationActive,
     controlChanged: () => state.cache.invalidate(),
   };
-  const concurrency = effectiveConcurrency(
-    isolationActive ? { active: true, remaining: 1, startedAt: 0, reason: '' } : { active: false, remaining: 0 },
-    deps.config.inProcessConcurrency,
-  );
+  const concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
   const outcomes = new Map<string, RecordOutcome>();
   const run = async (record: SQSRecord) => {
     const { result, calls } = await deps.meter.measure(() =>
       processRecord(deps, session, record, () => context.getRemainingTimeInMillis()),
     );
     outcomes.set(record.messageId, result);
-    deps.logger.info('record processed', { event: 'record', messageId: record.messageId, outcome: result, calls });
+    deps.logger.info('record processed', {
+      event: 'record',
+      messageId: record.messageId,
+      outcome: result,
+      calls,
+    });
     return result;
   };
   if (deps.config.fifo) {

@@ -17,7 +17,14 @@ export interface CallCounts {
 
 const DYNAMODB_READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand']);
 
-export const emptyCounts = (): CallCounts => ({ dynamodbWrites: 0, dynamodbReads: 0, s3: 0, sqs: 0, sfn: 0, other: 0 });
+export const emptyCounts = (): CallCounts => ({
+  dynamodbWrites: 0,
+  dynamodbReads: 0,
+  s3: 0,
+  sqs: 0,
+  sfn: 0,
+  other: 0,
+});
 
 export class CallMeter {
   private readonly current = new AsyncLocalStorage<CallCounts>();
@@ -32,14 +39,20 @@ export class CallMeter {
   /** Adds a counting step to an SDK v3 client of the given service. */
   attach(
     service: 'dynamodb' | 's3' | 'sqs' | 'sfn',
-    client: { middlewareStack: { add: (middleware: never, options: { step: 'initialize'; name: string }) => void } },
+    client: {
+      middlewareStack: { add: (middleware: never, options: { step: 'initialize'; name: string }) => void };
+    },
   ): void {
-    const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+    const middleware =
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
       async (args: unknown) => {
         this.count(service, context.commandName ?? '');
         return next(args);
       };
-    client.middlewareStack.add(middleware as never, { step: 'initialize', name: 'poisonQuarantineCallMeter' });
+    client.middlewareStack.add(middleware as never, {
+      step: 'initialize',
+      name: 'poisonQuarantineCallMeter',
+    });
   }
 
   private count(service: 'dynamodb' | 's3' | 'sqs' | 'sfn', command: string): void {

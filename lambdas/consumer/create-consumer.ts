@@ -44,7 +44,12 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
     processor: options.processor,
     ledger: new AttemptLedger(clients.dynamodb, config.attemptsTable),
     control: new ControlState(clients.dynamodb, config.controlTable),
-    quarantine: new QuarantineWriter(clients.s3, clients.dynamodb, config.quarantineBucket, config.quarantineTable),
+    quarantine: new QuarantineWriter(
+      clients.s3,
+      clients.dynamodb,
+      config.quarantineBucket,
+      config.quarantineTable,
+    ),
     operations: new Operations(clients.sfn, config.stateMachineArn),
     queue: new SourceQueue(clients.sqs, config.sourceQueueUrl),
     logger: options.logger ?? new Logger({ serviceName: 'poison-quarantine' }),

@@ -35,7 +35,11 @@ export async function reportFailureEvent(
 }
 
 /** Trips the breaker and, if this call won, starts the pause execution. */
-export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason, stop: boolean): Promise<void> {
+export async function pauseConsumption(
+  deps: ConsumerDeps,
+  reason: PauseReason,
+  stop: boolean,
+): Promise<void> {
   const tripped = await deps.control.tripBreaker({ reason, now: deps.now(), stop });
   if (!tripped.tripped) return;
   const timings = deps.config.breakerTimings;

@@ -160,15 +160,30 @@ async function endWithError(
   const evidence = errorEvidence(error, errorClass);
   const decision = decideFailure(item, errorClass, deps.config.policy, deps.random());
   if (decision.kind === 'outcome-unknown') {
-    return quarantined(deps, session, record, { ...item, lastError: evidence }, 'outcome-unknown', 0, evidence);
+    return quarantined(
+      deps,
+      session,
+      record,
+      { ...item, lastError: evidence },
+      'outcome-unknown',
+      0,
+      evidence,
+    );
   }
   if (decision.failureEvent) {
-    const paused = await reportFailureEvent(deps, { key: failureEventForMessage(item.key), kind: 'transient' });
+    const paused = await reportFailureEvent(deps, {
+      key: failureEventForMessage(item.key),
+      kind: 'transient',
+    });
     if (session.probing && !isPoisonSuspect(item, errorClass)) await deps.control.recordProbe('failure');
     if (paused) {
       session.controlChanged();
       // Rule 7: during an outage nothing is charged and nothing is quarantined.
-      await deps.ledger.recordFailure(item.key, item.attemptId, { counters: item, lastError: evidence, now: deps.now() });
+      await deps.ledger.recordFailure(item.key, item.attemptId, {
+        counters: item,
+        lastError: evidence,
+        now: deps.now(),
+      });
       return { kind: 'returned', why: 'paused' };
     }
   }

@@ -3,7 +3,7 @@
  * in DynamoDB would double a healthy message's cost. Each environment sees a sample of the
  * queue, which is what a share needs.
  */
-import { type MessageOutcome, type OutcomeWindow, EMPTY_WINDOW, record } from '../core/quarantine-share';
+import { EMPTY_WINDOW, type MessageOutcome, type OutcomeWindow, record } from '../core/quarantine-share';
 import type { Policy } from '../core/types';
 
 export class ShareWindow {

@@ -22,7 +22,11 @@ export interface AttemptWork {
   readonly madeUnrepeatableCall: () => boolean;
 }
 
-export function workContext(deps: ConsumerDeps, attempt: Attempt, remainingTimeMs: () => number): AttemptWork {
+export function workContext(
+  deps: ConsumerDeps,
+  attempt: Attempt,
+  remainingTimeMs: () => number,
+): AttemptWork {
   const { ledger, processor } = deps;
   let unrepeatable = false;
   const ctx: WorkContext = {

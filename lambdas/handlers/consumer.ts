@@ -9,4 +9,8 @@ import { createConsumer } from '../consumer/create-consumer';
 // Set only for the local AWS or LocalStack; in AWS the SDK resolves endpoints itself.
 const endpoint = process.env[ENV.endpoint];
 
-export const handler = createConsumer({ processor, env: process.env, clientOptions: endpoint ? { endpoint } : {} });
+export const handler = createConsumer({
+  processor,
+  env: process.env,
+  clientOptions: endpoint ? { endpoint } : {},
+});
