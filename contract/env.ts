@@ -35,6 +35,8 @@ export const ENV = {
   isolationTrialMessages: 'PQ_ISOLATION_TRIAL_MESSAGES',
   /** Share (0..1) of recent messages quarantined above which quarantine stops and the consumer pauses. */
   quarantineShareThreshold: 'PQ_QUARANTINE_SHARE_THRESHOLD',
+  /** Open quarantine records at which the consumer stops instead of quarantining more (rule 11a). */
+  quarantineCapacity: 'PQ_QUARANTINE_CAPACITY',
   /** How many recent messages the quarantine share is computed over. */
   quarantineShareWindow: 'PQ_QUARANTINE_SHARE_WINDOW',
   /** How long a control-state read is cached per execution environment, in seconds. */

@@ -83,6 +83,13 @@ export interface PoisonQuarantineProps {
   readonly quarantineShareWindow?: number;
 
   /**
+   * Open quarantine records at which the consumer stops (and waits for an operator) instead of
+   * quarantining more (rule 11a).
+   * @default 10000
+   */
+  readonly quarantineCapacity?: number;
+
+  /**
    * A dotted path into a JSON body whose value identifies the message across redeliveries and
    * re-sends (for example `order.id`). A body without it falls back to the SQS messageId.
    * @default - the SQS messageId
@@ -211,6 +218,7 @@ export function validateProps(props: PoisonQuarantineProps): void {
   integer('outageFailureThreshold', props.outageFailureThreshold, 2, 1000);
   integer('isolationTrialMessages', props.isolationTrialMessages, 1, 10_000);
   integer('quarantineShareWindow', props.quarantineShareWindow, 1, 10_000);
+  integer('quarantineCapacity', props.quarantineCapacity, 1, 1_000_000);
   integer('memorySize', props.memorySize, 128, 10_240);
   integer('maxConcurrency', props.maxConcurrency, 2, 1000);
   integer('inProcessConcurrency', props.inProcessConcurrency, 1, 100);

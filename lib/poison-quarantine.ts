@@ -216,6 +216,7 @@ export class PoisonQuarantine extends Construct {
       ...optional(ENV.isolationTrialMessages, props.isolationTrialMessages),
       ...optional(ENV.quarantineShareThreshold, props.quarantineShareThreshold),
       ...optional(ENV.quarantineShareWindow, props.quarantineShareWindow),
+      ...optional(ENV.quarantineCapacity, props.quarantineCapacity),
       ...optional(ENV.messageKeyPath, props.messageKeyPath),
       // The consumer passes these in every pause execution's input.
       [ENV.breakerCooldownSeconds]: String(timings.cooldownSeconds),
@@ -242,6 +243,8 @@ export class PoisonQuarantine extends Construct {
       [tables.control.tableArn],
     );
     allow(['dynamodb:PutItem'], [storage.table.tableArn]);
+    // Counting open records (rule 11a) reads keys of the status index, never content.
+    allow(['dynamodb:Query'], [`${storage.table.tableArn}/index/byStatus`]);
     allow(['s3:PutObject'], [storage.bucket.arnForObjects(`${QUARANTINE_PREFIX}*`)]);
     allow(['states:StartExecution'], [stateMachineArn]);
     allow(['sqs:ChangeMessageVisibility'], [this.queue.queueArn]);

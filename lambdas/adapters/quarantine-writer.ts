@@ -4,7 +4,12 @@
  * deterministic, so every write is "create if absent" and a retry finishes, not duplicates.
  */
 
-import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import type { ErrorEvidence, ExternalRecord, QuarantineReason } from '../core/types';
@@ -114,6 +119,46 @@ export class QuarantineWriter {
       if (isSdkError(error, 'ConditionalCheckFailedException')) return { created: false };
       throw new QuarantineWriteError(
         `Quarantine table ${this.table}: record ${record.id} not written: ${describeSdkError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Rule 11a: whether at least `limit` records are open or awaiting an operator. Counts on the
+   * byStatus index (keys only, no content) and stops as soon as the answer is known; it runs on
+   * the quarantine path only, never for a healthy message.
+   */
+  async openRecordsAtLeast(limit: number): Promise<boolean> {
+    let seen = 0;
+    for (const status of ['open', 'awaiting-operator']) {
+      let startKey: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await this.guardedCount(status, startKey);
+        seen += page.Count ?? 0;
+        if (seen >= limit) return true;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
+    return false;
+  }
+
+  private async guardedCount(status: string, startKey: Record<string, AttributeValue> | undefined) {
+    try {
+      return await this.dynamodb.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'byStatus',
+          KeyConditionExpression: '#status = :status',
+          ExpressionAttributeNames: namesIn('#status'),
+          ExpressionAttributeValues: { ':status': { S: status } },
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+    } catch (error) {
+      throw new QuarantineWriteError(
+        `Quarantine table ${this.table}: open records not counted: ${describeSdkError(error)}`,
         { cause: error },
       );
     }

@@ -27,7 +27,10 @@ export interface QuarantineRequest {
 
 export type QuarantineOutcome =
   | { readonly kind: 'quarantined'; readonly quarantineId: string }
-  | { readonly kind: 'stopped'; readonly why: 'quarantine-share' | 'quarantine-unwritable' };
+  | {
+      readonly kind: 'stopped';
+      readonly why: 'quarantine-share' | 'quarantine-capacity' | 'quarantine-unwritable';
+    };
 
 export async function quarantineMessage(
   deps: ConsumerDeps,
@@ -45,6 +48,15 @@ export async function quarantineMessage(
   }
   const id = quarantineId(item.key, item.generation, item.attempts);
   try {
+    // Rule 11a: a quarantine at capacity is a reason to stop, not to keep filling it.
+    if (await deps.quarantine.openRecordsAtLeast(deps.config.quarantineCapacity)) {
+      deps.logger.error('quarantine at capacity: stopping the consumer', {
+        event: 'quarantine-capacity',
+        capacity: deps.config.quarantineCapacity,
+      });
+      await pauseConsumption(deps, 'quarantine-capacity', true);
+      return { kind: 'stopped', why: 'quarantine-capacity' };
+    }
     await writeQuarantine(deps, request, id);
   } catch (error) {
     deps.logger.error('quarantine could not be written: stopping the consumer', {

@@ -27,6 +27,8 @@ export interface ConsumerConfig {
   readonly sourceQueueArn: string;
   readonly fifo: boolean;
   readonly policy: Policy;
+  /** Rule 11a: open quarantine records at which the consumer stops. */
+  readonly quarantineCapacity: number;
   readonly inProcessConcurrency: number;
   readonly controlCacheSeconds: number;
   readonly ledgerRetentionDays: number;
@@ -85,6 +87,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
       probeSeconds: read.integer(ENV.breakerProbeSeconds, DEFAULTS.breakerProbeSeconds, 1),
       pollSeconds: read.integer(ENV.breakerPollSeconds, DEFAULTS.breakerPollSeconds, 1),
     },
+    quarantineCapacity: read.integer(ENV.quarantineCapacity, DEFAULTS.quarantineCapacity, 1),
     inProcessConcurrency: read.integer(ENV.inProcessConcurrency, DEFAULTS.inProcessConcurrency, 1),
     controlCacheSeconds: read.integer(ENV.controlCacheSeconds, DEFAULTS.controlCacheSeconds, 0),
     ledgerRetentionDays: read.integer(ENV.ledgerRetentionDays, DEFAULTS.ledgerRetentionDays, 1),

@@ -232,6 +232,7 @@ describe('PoisonQuarantine options', () => {
       inProcessConcurrency: 4,
       messageKeyPath: 'order.id',
       consumerTimeout: Duration.seconds(10),
+      quarantineCapacity: 250,
     });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 25,
@@ -245,6 +246,7 @@ describe('PoisonQuarantine options', () => {
           [ENV.attemptLimit]: '5',
           [ENV.inProcessConcurrency]: '4',
           [ENV.messageKeyPath]: 'order.id',
+          [ENV.quarantineCapacity]: '250',
         }),
       },
     });
@@ -305,6 +307,7 @@ describe('PoisonQuarantine prop validation', () => {
     ],
     [{ messageKeyPath: 'a..b' }, /messageKeyPath must be a dotted path like "order.id" \(given "a..b"\)/],
     [{ memorySize: 64 }, /memorySize must be an integer from 128 to 10240 \(given 64\)/],
+    [{ quarantineCapacity: 0 }, /quarantineCapacity must be an integer from 1 to 1000000 \(given 0\)/],
   ])('rejects %o', (props, message) => {
     expect(() => pipelineStack(props)).toThrow(message);
   });

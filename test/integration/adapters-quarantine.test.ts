@@ -225,6 +225,18 @@ describe('records', () => {
     expect(days(newest)).toStrictEqual(['2031-01-04', '2031-01-03']);
   });
 
+  it('tells whether the open records reached a capacity (rule 11a), counting awaiting ones too', async () => {
+    const unresolved = async () =>
+      (await records.list({ status: 'open' })).length +
+      (await records.list({ status: 'awaiting-operator' })).length;
+    const before = await unresolved();
+
+    expect(await writer.openRecordsAtLeast(before + 1)).toBe(false);
+    await writer.putRecord(newRecord({ status: 'awaiting-operator', reason: 'outcome-unknown' }));
+    expect(await writer.openRecordsAtLeast(before + 1)).toBe(true);
+    expect(await writer.openRecordsAtLeast(before + 2)).toBe(false);
+  });
+
   it('records the cause and every operator action in the audit', async () => {
     const record = newRecord();
     await writer.putRecord(record);
