@@ -6,6 +6,10 @@
  * The message id comes from the demo's MESSAGE_ID_HEADER, or else from a JSON body's `messageId`.
  * A request is counted when it ARRIVES, before any delay or error answer: the outside system has
  * acted even if its answer never makes it back, which is exactly the uncertainty rule 8 is about.
+ *
+ * How it answers can change while it runs: `setStatus(503)` plays a shared dependency going down
+ * (rule 7) and `setStatus(200)` its recovery; `answerFor(id, ...)` changes the answer for one
+ * message only (a slow answer for one message makes just that call's outcome unknown).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,19 +29,41 @@ export interface OutsideSystemOptions {
   readonly status?: number;
 }
 
+/** One request as it arrived: which message, when (epoch milliseconds), and the status it got. */
+export interface OutsideRequest {
+  readonly messageId: string;
+  readonly at: number;
+  readonly status: number;
+}
+
 export interface OutsideSystem {
   /** http://127.0.0.1:PORT/ - give it to the demo worker as DEMO_OUTSIDE_SYSTEM_URL. */
   readonly url: string;
   /** Requests received so far, per message id. */
   counts(): Record<string, number>;
+  /** Every request received so far, in order of arrival. */
+  requests(): readonly OutsideRequest[];
+  /** From now on every answer has this HTTP status (503: the dependency is down; 200: it is back). */
+  setStatus(status: number): void;
+  /** From now on every answer waits this long (0: at once). */
+  setDelay(delayMs: number): void;
+  /** From now on the answers for one message id follow these options; undefined goes back to the common ones. */
+  answerFor(messageId: string, options: OutsideSystemOptions | undefined): void;
   stop(): Promise<void>;
 }
 
+interface AnswerState {
+  readonly counts: Map<string, number>;
+  readonly log: OutsideRequest[];
+  common: OutsideSystemOptions;
+  readonly perMessage: Map<string, OutsideSystemOptions>;
+}
+
 export async function startOutsideSystem(options: OutsideSystemOptions = {}): Promise<OutsideSystem> {
-  const counts = new Map<string, number>();
+  const state: AnswerState = { counts: new Map(), log: [], common: { ...options }, perMessage: new Map() };
   const server = createServer((request, response) => {
     // A caller that hangs up mid-request is not the server's failure.
-    answer(request, response, counts, options).catch(() => response.destroy());
+    answer(request, response, state).catch(() => response.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -46,7 +72,18 @@ export async function startOutsideSystem(options: OutsideSystemOptions = {}): Pr
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
-    counts: () => Object.fromEntries(counts),
+    counts: () => Object.fromEntries(state.counts),
+    requests: () => [...state.log],
+    setStatus: (status) => {
+      state.common = { ...state.common, status };
+    },
+    setDelay: (delayMs) => {
+      state.common = { ...state.common, delayMs };
+    },
+    answerFor: (messageId, answerOptions) => {
+      if (answerOptions === undefined) state.perMessage.delete(messageId);
+      else state.perMessage.set(messageId, answerOptions);
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         // Delayed answers must not hold the stop: their callers get a reset, as from a dead server.
@@ -56,23 +93,22 @@ export async function startOutsideSystem(options: OutsideSystemOptions = {}): Pr
   };
 }
 
-async function answer(
-  request: IncomingMessage,
-  response: ServerResponse,
-  counts: Map<string, number>,
-  options: OutsideSystemOptions,
-): Promise<void> {
+async function answer(request: IncomingMessage, response: ServerResponse, state: AnswerState): Promise<void> {
   const messageId = messageIdOf(request.headers[MESSAGE_ID_HEADER], await readBody(request));
   if (messageId === undefined) {
     response.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"no message id"}');
     return;
   }
-  const count = (counts.get(messageId) ?? 0) + 1;
-  counts.set(messageId, count);
+  const count = (state.counts.get(messageId) ?? 0) + 1;
+  state.counts.set(messageId, count);
+  // The answer is decided when the request arrives: a switch flipped during a delay does not change it.
+  const options = state.perMessage.get(messageId) ?? state.common;
+  const status = options.status ?? 200;
+  state.log.push({ messageId, at: Date.now(), status });
   if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
   if (response.destroyed) return;
   response
-    .writeHead(options.status ?? 200, { 'content-type': 'application/json' })
+    .writeHead(status, { 'content-type': 'application/json' })
     .end(JSON.stringify({ messageId, count }));
 }
 

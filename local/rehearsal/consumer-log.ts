@@ -1,0 +1,114 @@
+/**
+ * What the consumer says about each record, read from its log lines as the runner hands them
+ * over: `{"event":"record", messageId, outcome, calls}` once per record an invocation finished
+ * (lambdas/consumer/batch.ts) and `{"event":"quarantined", messageId, quarantineId, reason}`
+ * (lambdas/consumer/quarantine-step.ts). A crash writes nothing: the runner's 'crash' and
+ * 'timeout' events say which messages the dead environment held.
+ */
+import type { CallCounts } from '../../lambdas/consumer/call-meter';
+import type { RecordOutcome } from '../../lambdas/consumer/record-lifecycle';
+import type { EventSourceRunner } from '../runner';
+
+export type MeasuredCalls = Omit<CallCounts, 'other'> & { readonly other?: number };
+
+export interface RecordLine {
+  readonly messageId: string;
+  readonly outcome: RecordOutcome;
+  readonly calls: MeasuredCalls;
+}
+
+export interface QuarantinedLine {
+  readonly messageId: string;
+  readonly quarantineId: string;
+  readonly reason: string;
+}
+
+/** A line the consumer logs about the whole consumer (a pause, a stop), by its `event`. */
+export interface ControlLine {
+  readonly event: string;
+  readonly reason?: string;
+}
+
+export interface Death {
+  readonly kind: 'crash' | 'timeout';
+  /** Every message of the batch the environment held, started or not. */
+  readonly messageIds: readonly string[];
+  readonly signal?: string | null;
+}
+
+export interface ConsumerLogListener {
+  record?(line: RecordLine): void;
+  quarantined?(line: QuarantinedLine): void;
+  control?(line: ControlLine): void;
+  death?(death: Death): void;
+}
+
+/** Everything seen so far, in order of arrival. */
+export interface ConsumerLog {
+  readonly records: RecordLine[];
+  readonly quarantined: QuarantinedLine[];
+  readonly deaths: Death[];
+  /** The record lines of one SQS message. */
+  recordsOf(messageId: string): RecordLine[];
+  /** Stops listening. */
+  close(): void;
+}
+
+const CONTROL_EVENTS = new Set([
+  'paused',
+  'outage-detected',
+  'quarantine-share-exceeded',
+  'quarantine-unwritable',
+]);
+
+export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLogListener = {}): ConsumerLog {
+  const records: RecordLine[] = [];
+  const quarantined: QuarantinedLine[] = [];
+  const deaths: Death[] = [];
+  const unsubscribe = [
+    runner.on('log', ({ line }) => {
+      const entry = parseLine(line);
+      if (entry?.event === 'record' && typeof entry.messageId === 'string') {
+        const record = entry as unknown as RecordLine;
+        records.push(record);
+        listener.record?.(record);
+      } else if (entry?.event === 'quarantined' && typeof entry.messageId === 'string') {
+        const line = entry as unknown as QuarantinedLine;
+        quarantined.push(line);
+        listener.quarantined?.(line);
+      } else if (typeof entry?.event === 'string' && CONTROL_EVENTS.has(entry.event)) {
+        listener.control?.(entry as unknown as ControlLine);
+      }
+    }),
+    runner.on('crash', ({ messageIds, signal }) => {
+      if (messageIds.length === 0) return; // died between invocations: nothing was in flight
+      const death: Death = { kind: 'crash', messageIds, signal };
+      deaths.push(death);
+      listener.death?.(death);
+    }),
+    runner.on('timeout', ({ messageIds }) => {
+      const death: Death = { kind: 'timeout', messageIds };
+      deaths.push(death);
+      listener.death?.(death);
+    }),
+  ];
+  return {
+    records,
+    quarantined,
+    deaths,
+    recordsOf: (messageId) => records.filter((record) => record.messageId === messageId),
+    close: () => {
+      for (const off of unsubscribe) off();
+    },
+  };
+}
+
+function parseLine(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(line);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

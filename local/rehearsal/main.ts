@@ -1,0 +1,129 @@
+/**
+ * `npm run rehearsal [-- --json] [-- --scenario FILE]`: runs the seed's rehearsal (or the given
+ * scenarios) on the embedded local AWS, each scenario on its own pipeline, all at once, and
+ * reports expected vs observed. Progress goes to stderr; the report (or the one JSON document)
+ * to stdout. Exit code 0 only when every scenario passes; 1 when one fails; 2 on bad usage;
+ * 130 when interrupted. Everything started is stopped, on Ctrl-C too.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DEFAULT_SCENARIOS } from './default-scenarios';
+import { jsonReport, passed, ran, type ScenarioResult, textReport } from './report';
+import { runScenarios } from './run-scenario';
+import { parseScenarios, type Scenario, ScenarioError } from './scenario';
+
+const USAGE = `Usage: npm run rehearsal -- [--json] [--scenario FILE] [--verbose]
+
+Runs rehearsal scenarios on the embedded local AWS (moto + the demo stack + the local runner),
+each on its own pipeline, concurrently, and reports expected vs observed figures.
+
+  --scenario FILE  a JSON file with one scenario or an array of them (default: the seed's
+                   rehearsal "seed" and its variant "seed-variant"); see local/rehearsal/scenario.ts
+  --json           print exactly one JSON document on stdout ({"scenarios": [...]})
+  --verbose        copy the consumer's own log lines to stderr
+  --help           this text
+
+Exit code: 0 every scenario passed, 1 a scenario failed, 2 bad usage, 130 interrupted.
+`;
+
+class UsageError extends Error {}
+
+interface Args {
+  readonly json: boolean;
+  readonly verbose: boolean;
+  readonly help: boolean;
+  readonly scenarioFile?: string;
+}
+
+function readArgs(argv: readonly string[]): Args {
+  try {
+    const { values } = parseArgs({
+      args: [...argv],
+      options: {
+        json: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        scenario: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    return { json: values.json, verbose: values.verbose, help: values.help, scenarioFile: values.scenario };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function loadScenarios(file: string | undefined): readonly Scenario[] {
+  if (file === undefined) return DEFAULT_SCENARIOS;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--scenario ${file}: cannot read it (${(error as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--scenario ${file}: not JSON (${(error as Error).message})`);
+  }
+  return parseScenarios(parsed, file);
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const args = readArgs(argv);
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const scenarios = loadScenarios(args.scenarioFile);
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  const interrupt = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) return;
+    progress(`${signal}: stopping every pipeline this rehearsal started...`);
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const started = Date.now();
+  let results: ScenarioResult[];
+  try {
+    const outcomes = await runScenarios(scenarios, {
+      progress,
+      signal: interrupt.signal,
+      forwardLogs: args.verbose,
+    });
+    results = outcomes.map((outcome) =>
+      outcome.run
+        ? ran(outcome.run)
+        : { kind: 'failed', scenario: outcome.scenario, error: outcome.error.stack ?? outcome.error.message },
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (interrupt.signal.aborted) {
+    progress('interrupted: everything started was stopped; no report.');
+    return 130;
+  }
+  const wallMs = Date.now() - started;
+  process.stdout.write(args.json ? jsonReport(results, wallMs) : textReport(results, wallMs));
+  return results.every(passed) ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: Error) => {
+    if (error instanceof UsageError || error instanceof ScenarioError) {
+      process.stderr.write(`${error.message}\n\n${error instanceof UsageError ? USAGE : ''}`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`rehearsal failed: ${error.stack ?? error.message}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,161 @@
+/**
+ * A settled scenario's figures, read from the AWS state itself: attempts and completions from
+ * the ledger, quarantines from the quarantine table (the operator's read path), what is left
+ * from the queue's attributes, and external requests from the outside system's own counts. Only
+ * the cost per healthy message comes from the consumer: its call meter, logged per record.
+ */
+import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import type { ConsumerLog, MeasuredCalls } from './consumer-log';
+import type { PipelineProbe } from './pipeline-probe';
+import type { Scenario, ScenarioMessage } from './scenario';
+
+/** The calls the floor is about (the call meter's `other` is not one of them). */
+export type HealthyCalls = Pick<MeasuredCalls, 'dynamodbWrites' | 'dynamodbReads' | 's3' | 'sqs' | 'sfn'>;
+
+export interface MessageState {
+  readonly id: string;
+  readonly messageId: string;
+  readonly state: string;
+  readonly attempts: number;
+  readonly charged: number;
+}
+
+export interface QuarantineLabel {
+  readonly id: string;
+  readonly quarantineId: string;
+  readonly reason: string;
+  readonly status: string;
+  readonly attemptsStarted: number;
+  readonly attemptsCharged: number;
+}
+
+export interface Observed {
+  readonly attemptsStarted: number;
+  readonly completed: number;
+  readonly quarantined: number;
+  readonly leftInQueue: number;
+  readonly quarantineReasons: Record<string, number>;
+  readonly externalRequests: Record<string, number>;
+  /** The most any healthy message cost (so the floor holds for each); null when none was healthy. */
+  readonly callsPerHealthyMessage: HealthyCalls | null;
+  /**
+   * DynamoDB round trips a healthy message's work waited on before it started. Derived, not
+   * timed: the consumer logs its calls per record, not when the work starts. A healthy message
+   * runs the demo's plain `succeed` work (no AWS call) and then exactly one write (the
+   * completion, record-lifecycle.ts), so everything else it called came before the work.
+   */
+  readonly roundTripsBeforeWork: number | null;
+  /** Labels of the messages measured for the two figures above. */
+  readonly healthyMessages: readonly string[];
+  /** Labels that completed with no quarantine record: nobody had to look at them. */
+  readonly completedWithoutPerson: readonly string[];
+  readonly quarantine: readonly QuarantineLabel[];
+  readonly messages: readonly MessageState[];
+}
+
+export interface ObserveInput {
+  readonly scenario: Scenario;
+  readonly probe: PipelineProbe;
+  readonly log: ConsumerLog;
+  /** SQS messageId (the ledger key) -> label. */
+  readonly labels: ReadonlyMap<string, string>;
+  /** The outside system's requests per message label. */
+  readonly outside: Readonly<Record<string, number>>;
+}
+
+export async function observe(input: ObserveInput): Promise<Observed> {
+  const { probe, labels } = input;
+  const keys = [...labels.keys()];
+  const [items, records, queue] = await Promise.all([
+    probe.ledgerItems(keys),
+    probe.quarantineRecords(),
+    probe.queueDepth(),
+  ]);
+  const entries = keys.flatMap((key) => {
+    const item = items.get(key);
+    return item ? [{ key, id: labels.get(key) as string, item }] : [];
+  });
+  const quarantinedKeys = new Set(records.map((record) => record.messageKey));
+  const healthy = healthyMessages(input, items);
+  const calls = maxCalls(healthy.map((message) => message.calls));
+  return {
+    attemptsStarted: sum(entries.map(({ item }) => item.attempts)),
+    completed: entries.filter(({ item }) => item.state === 'completed').length,
+    quarantined: records.length,
+    leftInQueue: queue.total,
+    quarantineReasons: countBy(records.map((record) => record.reason)),
+    externalRequests: Object.fromEntries(Object.entries(input.outside).filter(([, count]) => count > 0)),
+    callsPerHealthyMessage: calls,
+    roundTripsBeforeWork: calls === null ? null : calls.dynamodbWrites + calls.dynamodbReads - 1,
+    healthyMessages: healthy.map((message) => message.id),
+    completedWithoutPerson: entries
+      .filter(({ key, item }) => item.state === 'completed' && !quarantinedKeys.has(key))
+      .map(({ id }) => id),
+    quarantine: records.map((record) => ({
+      id: labels.get(record.messageKey) ?? record.messageKey,
+      quarantineId: record.id,
+      reason: record.reason,
+      status: record.status,
+      attemptsStarted: record.attemptsStarted,
+      attemptsCharged: record.attemptsCharged,
+    })),
+    messages: keys.map((key) => {
+      const item = items.get(key);
+      return {
+        id: labels.get(key) as string,
+        messageId: key,
+        state: item?.state ?? 'never started',
+        attempts: item?.attempts ?? 0,
+        charged: item?.charged ?? 0,
+      };
+    }),
+  };
+}
+
+/**
+ * Messages whose first attempt does plain work (`succeed`) and whose only outcome was
+ * `completed` on that first attempt. A message declaring an external call costs its two extra
+ * writes by design (rule 8), so it is not a measure of the wrapper's own floor.
+ */
+function healthyMessages(input: ObserveInput, items: ReadonlyMap<string, LedgerEntry | undefined>) {
+  const byLabel = new Map(input.scenario.messages.map((message) => [message.id, message]));
+  return [...input.labels].flatMap(([key, id]) => {
+    const message = byLabel.get(id);
+    const lines = input.log.recordsOf(key);
+    const healthy =
+      message !== undefined &&
+      plainFirstAttempt(message) &&
+      items.get(key)?.attempts === 1 &&
+      lines.length === 1 &&
+      lines[0].outcome.kind === 'completed';
+    return healthy ? [{ id, calls: lines[0].calls }] : [];
+  });
+}
+
+function plainFirstAttempt(message: ScenarioMessage): boolean {
+  return (
+    message.behaviour === 'succeed' || (message.behaviour !== 'succeed-with-external' && message.times === 0)
+  );
+}
+
+function maxCalls(all: readonly MeasuredCalls[]): HealthyCalls | null {
+  if (all.length === 0) return null;
+  const max = (pick: (calls: MeasuredCalls) => number) => Math.max(...all.map(pick));
+  return {
+    dynamodbWrites: max((calls) => calls.dynamodbWrites),
+    dynamodbReads: max((calls) => calls.dynamodbReads),
+    s3: max((calls) => calls.s3),
+    sqs: max((calls) => calls.sqs),
+    sfn: max((calls) => calls.sfn),
+  };
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

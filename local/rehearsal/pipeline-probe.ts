@@ -1,0 +1,126 @@
+/**
+ * Reads the local AWS state a rehearsal is judged by, through the project's own adapters where
+ * they exist (the operator's read path), so the figures come from the ledger, the quarantine and
+ * the queue themselves, never from what the consumer says about them.
+ */
+import { GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ENV } from '../../contract/env';
+import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
+import { ControlState } from '../../lambdas/adapters/control-state';
+import { MalformedItemError } from '../../lambdas/adapters/errors';
+import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
+import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import type { LocalPipeline } from '../local-pipeline';
+
+/** Reads of a half-built item (see `ledgerItem`) before giving up. */
+const HALF_BUILT_RETRIES = 5;
+const STATUSES: readonly QuarantineStatus[] = ['open', 'awaiting-operator', 'resolved', 'replayed'];
+
+export interface QueueDepth {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  readonly total: number;
+}
+
+export class PipelineProbe {
+  readonly ledger: AttemptLedger;
+  readonly quarantine: QuarantineRecords;
+  readonly control: ControlState;
+  private readonly queueUrl: string;
+
+  constructor(private readonly pipeline: LocalPipeline) {
+    const { clients } = pipeline;
+    this.ledger = new AttemptLedger(clients.dynamodb, pipeline.env(ENV.attemptsTable));
+    this.quarantine = new QuarantineRecords(
+      clients.s3,
+      clients.dynamodb,
+      pipeline.env(ENV.quarantineBucket),
+      pipeline.env(ENV.quarantineTable),
+    );
+    this.control = new ControlState(clients.dynamodb, pipeline.env(ENV.controlTable));
+    this.queueUrl = pipeline.env(ENV.sourceQueueUrl);
+  }
+
+  /** Sends one message to the source queue; returns its SQS messageId. */
+  async send(body: string): Promise<string> {
+    const output = await this.pipeline.clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body }),
+    );
+    if (!output.MessageId) throw new Error('SendMessage returned no MessageId');
+    return output.MessageId;
+  }
+
+  /** Sends up to 10 messages in one request, so one receive can take them together; ids in order. */
+  async sendBatch(bodies: readonly string[]): Promise<string[]> {
+    if (bodies.length === 0 || bodies.length > 10)
+      throw new Error(`sendBatch takes 1 to 10 bodies (given ${bodies.length})`);
+    const output = await this.pipeline.clients.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: this.queueUrl,
+        Entries: bodies.map((body, index) => ({ Id: String(index), MessageBody: body })),
+      }),
+    );
+    if (output.Failed?.length) throw new Error(`SendMessageBatch failed: ${JSON.stringify(output.Failed)}`);
+    const ids = new Map((output.Successful ?? []).map((entry) => [entry.Id, entry.MessageId]));
+    return bodies.map((_, index) => {
+      const id = ids.get(String(index));
+      if (!id) throw new Error(`SendMessageBatch returned no MessageId for entry ${index}`);
+      return id;
+    });
+  }
+
+  async queueDepth(): Promise<QueueDepth> {
+    const { Attributes = {} } = await this.pipeline.clients.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: this.queueUrl,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+    );
+    const visible = Number(Attributes.ApproximateNumberOfMessages ?? 0);
+    const inFlight = Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+    const delayed = Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
+    return { visible, inFlight, delayed, total: visible + inFlight + delayed };
+  }
+
+  /** The ledger item of each key (strongly consistent reads), undefined where none exists yet. */
+  async ledgerItems(keys: readonly string[]): Promise<Map<string, LedgerEntry | undefined>> {
+    const items = await Promise.all(keys.map((key) => this.ledgerItem(key)));
+    return new Map(keys.map((key, index) => [key, items[index]]));
+  }
+
+  /**
+   * One ledger item. moto (not DynamoDB) builds a new item in two steps without a lock: the
+   * keys first, then the update's attributes, so a read landing in between sees a keys-only
+   * item that the adapter rightly calls malformed. Such a read is tried again a few times.
+   */
+  async ledgerItem(key: string): Promise<LedgerEntry | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ledger.get(key);
+      } catch (error) {
+        if (!(error instanceof MalformedItemError) || attempt >= HALF_BUILT_RETRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  /** Every quarantine record of the pipeline, whatever its status. */
+  async quarantineRecords(): Promise<QuarantineRecord[]> {
+    const lists = await Promise.all(STATUSES.map((status) => this.quarantine.list({ status })));
+    return lists.flat();
+  }
+
+  controlSnapshot(): Promise<ControlSnapshot> {
+    return this.control.snapshot();
+  }
+}
+
+export function isTerminal(item: LedgerEntry | undefined): boolean {
+  return item?.state === 'completed' || item?.state === 'quarantined';
+}

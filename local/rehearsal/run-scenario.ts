@@ -1,0 +1,261 @@
+/**
+ * Runs scenarios end to end, each on its own local pipeline (its own moto on its own port):
+ * start, send the messages in order, watch the consumer and the runner, wait until every message
+ * has settled, then observe the outcome from the AWS state itself (observe.ts). Progress goes to
+ * the `progress` callback (stderr in main.ts); every pipeline started is stopped, whatever happens.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { type LocalPipeline, startLocalPipeline } from '../local-pipeline';
+import { type ConsumerLog, type Death, watchConsumerLog } from './consumer-log';
+import { type Observed, observe } from './observe';
+import { isTerminal, PipelineProbe, type QueueDepth } from './pipeline-probe';
+import { type Scenario, settleTimeoutSeconds } from './scenario';
+
+export interface RunOptions {
+  /** One line of progress (no newline). @default - silent */
+  readonly progress?: (line: string) => void;
+  /** Aborting stops waiting; the pipeline is stopped before `runScenario` settles. */
+  readonly signal?: AbortSignal;
+  /** Copy the consumer's own log lines to stderr. @default false */
+  readonly forwardLogs?: boolean;
+}
+
+export interface Settlement {
+  /** Every message terminal (completed or quarantined) and the queue empty, within the timeout. */
+  readonly settled: boolean;
+  readonly timeoutSeconds: number;
+  /** Labels whose ledger item is not terminal, with what it shows. */
+  readonly unsettled: readonly string[];
+  readonly queue: QueueDepth;
+}
+
+export interface ScenarioRun {
+  readonly scenario: Scenario;
+  readonly observed: Observed;
+  readonly settlement: Settlement;
+  /** Wall time of the pipeline's start (moto, deployment, runner). */
+  readonly startupMs: number;
+  /** Wall time from the first message sent until settled (or the timeout). */
+  readonly runMs: number;
+}
+
+/** Between two looks at the ledger and the queue while waiting. */
+const POLL_MS = 250;
+/** After the AWS state settled, how long to wait for the consumer's last log lines to arrive. */
+const LOG_GRACE_MS = 2_000;
+
+/** A scenario's run, or why it could not run. */
+export type ScenarioOutcome =
+  | { readonly scenario: Scenario; readonly run: ScenarioRun; readonly error?: undefined }
+  | { readonly scenario: Scenario; readonly run?: undefined; readonly error: Error };
+
+/**
+ * Runs several scenarios at once, each on its own pipeline. Every pipeline is up before any
+ * message is sent: synthesizing a stack blocks this process for seconds, and the runner's
+ * timers live here, so a synth during another scenario's play could make a healthy invocation
+ * look timed out.
+ */
+export async function runScenarios(
+  scenarios: readonly Scenario[],
+  options: RunOptions = {},
+): Promise<ScenarioOutcome[]> {
+  const failed = (scenario: Scenario, error: Error) => {
+    say(scenario, options, options.signal?.aborted ? 'interrupted' : `could not run: ${error.message}`);
+    return { scenario, error };
+  };
+  const started = await Promise.all(
+    scenarios.map((scenario) =>
+      startPipeline(scenario, options).then(
+        (up) => ({ scenario, up }),
+        (error: Error) => failed(scenario, error),
+      ),
+    ),
+  );
+  return Promise.all(
+    started.map(async (entry): Promise<ScenarioOutcome> => {
+      if (!('up' in entry)) return entry;
+      const { scenario, up } = entry;
+      try {
+        return { scenario, run: await play(scenario, up.pipeline, up.startupMs, options) };
+      } catch (error) {
+        return failed(scenario, error as Error);
+      } finally {
+        await up.pipeline.stop();
+        say(scenario, options, 'local AWS stopped');
+      }
+    }),
+  );
+}
+
+export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioRun> {
+  const [outcome] = await runScenarios([scenario], options);
+  if (outcome.error) throw outcome.error;
+  return outcome.run;
+}
+
+async function startPipeline(scenario: Scenario, options: RunOptions) {
+  const started = Date.now();
+  say(scenario, options, 'starting the local AWS and deploying the demo stack');
+  const pipeline = await startLocalPipeline({
+    pipeline: pipelineProps(scenario),
+    environments: scenario.environments,
+    forwardLogs: options.forwardLogs ?? false,
+  });
+  const startupMs = Date.now() - started;
+  say(scenario, options, `pipeline up in ${seconds(startupMs)}`);
+  return { pipeline, startupMs };
+}
+
+async function play(
+  scenario: Scenario,
+  pipeline: LocalPipeline,
+  startupMs: number,
+  options: RunOptions,
+): Promise<ScenarioRun> {
+  throwIfAborted(options.signal);
+  const progress = (line: string) => say(scenario, options, line);
+  const probe = new PipelineProbe(pipeline);
+  const labels = new Map<string, string>();
+  const log = watchProgress(pipeline, probe, labels, progress);
+  try {
+    const sentAt = Date.now();
+    for (const message of scenario.messages) {
+      const body = JSON.stringify({ id: message.id, behaviour: message.behaviour, times: message.times });
+      labels.set(await probe.send(body), message.id);
+    }
+    progress(`sent ${scenario.messages.length} messages`);
+    const keys = [...labels.keys()];
+    const settlement = await waitUntilSettled(
+      probe,
+      keys,
+      labels,
+      settleTimeoutSeconds(scenario),
+      options.signal,
+    );
+    const runMs = Date.now() - sentAt;
+    progress(
+      settlement.settled
+        ? `settled in ${seconds(runMs)}`
+        : `NOT settled after ${settlement.timeoutSeconds} s`,
+    );
+    await waitForLogLines(log, probe, keys);
+    const observed = await observe({ scenario, probe, log, labels, outside: pipeline.outside.counts() });
+    return { scenario, observed, settlement, startupMs, runMs };
+  } finally {
+    log.close();
+  }
+}
+
+function say(scenario: Scenario, options: RunOptions, line: string): void {
+  options.progress?.(`[${scenario.name}] ${line}`);
+}
+
+/** The scenario's settings as construct props. A batch of several records is gathered for up to 1 s. */
+function pipelineProps(scenario: Scenario) {
+  return {
+    consumerTimeout: Duration.seconds(scenario.consumerTimeoutSeconds),
+    attemptLimit: scenario.limit,
+    batchSize: scenario.batchSize,
+    inProcessConcurrency: scenario.inFlight,
+    ...(scenario.batchSize > 1 ? { maxBatchingWindow: Duration.seconds(1) } : {}),
+  };
+}
+
+function watchProgress(
+  pipeline: LocalPipeline,
+  probe: PipelineProbe,
+  labels: ReadonlyMap<string, string>,
+  say: (line: string) => void,
+): ConsumerLog {
+  const label = (messageId: string) => labels.get(messageId) ?? messageId;
+  return watchConsumerLog(pipeline.runner, {
+    record: ({ messageId, outcome }) => {
+      if (outcome.kind === 'completed') say(`${label(messageId)} completed`);
+      else if (outcome.kind === 'duplicate')
+        say(`${label(messageId)} delivered again: acknowledged, no new work`);
+      else if (outcome.kind === 'retry') say(`${label(messageId)} failed: back in ${outcome.delaySeconds} s`);
+      else if (outcome.kind === 'returned') say(`${label(messageId)} returned to the queue (${outcome.why})`);
+    },
+    quarantined: ({ messageId, reason }) => say(`${label(messageId)} quarantined: ${reason}`),
+    control: ({ event, reason }) => say(`consumer: ${event}${reason ? ` (${reason})` : ''}`),
+    death: (death) => {
+      describeDeath(probe, death, label).then(say, (error: Error) => say(`a worker died (${error.message})`));
+    },
+  });
+}
+
+/** "M3 crashed (attempt 2)", or for a worker that held several: who was in flight. */
+async function describeDeath(
+  probe: PipelineProbe,
+  death: Death,
+  label: (id: string) => string,
+): Promise<string> {
+  const items = await probe.ledgerItems(death.messageIds);
+  const inFlight = death.messageIds.flatMap((id) => {
+    const item = items.get(id);
+    return item?.state === 'in-flight' ? [{ label: label(id), attempt: item.attempts }] : [];
+  });
+  const what = death.kind === 'crash' ? 'crashed' : 'timed out (killed)';
+  if (inFlight.length === 1) return `${inFlight[0].label} ${what} (attempt ${inFlight[0].attempt})`;
+  const held = inFlight.map((message) => `${message.label} (attempt ${message.attempt})`).join(', ');
+  return `a worker ${what} with ${inFlight.length} messages in flight${held ? `: ${held}` : ''}`;
+}
+
+async function waitUntilSettled(
+  probe: PipelineProbe,
+  keys: readonly string[],
+  labels: ReadonlyMap<string, string>,
+  timeoutSeconds: number,
+  signal: AbortSignal | undefined,
+): Promise<Settlement> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  for (;;) {
+    throwIfAborted(signal);
+    const [items, queue] = await Promise.all([probe.ledgerItems(keys), probe.queueDepth()]);
+    const unsettled = keys.flatMap((key) => {
+      const item = items.get(key);
+      return isTerminal(item)
+        ? []
+        : [`${labels.get(key)}: ${item ? `${item.state}, ${item.attempts} attempts` : 'never started'}`];
+    });
+    const settled = unsettled.length === 0 && queue.total === 0;
+    if (settled || Date.now() >= deadline) return { settled, timeoutSeconds, unsettled, queue };
+    await sleep(POLL_MS, signal);
+  }
+}
+
+/** The record line of the invocation that settled a message may trail the runner's delete a little. */
+async function waitForLogLines(
+  log: ConsumerLog,
+  probe: PipelineProbe,
+  keys: readonly string[],
+): Promise<void> {
+  const items = await probe.ledgerItems(keys);
+  const deadline = Date.now() + LOG_GRACE_MS;
+  const logged = () =>
+    keys.every((key) => {
+      const state = items.get(key)?.state;
+      return !isTerminal(items.get(key)) || log.recordsOf(key).some((line) => line.outcome.kind === state);
+    });
+  while (!logged() && Date.now() < deadline) await sleep(50);
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new Error('the rehearsal was interrupted');
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
