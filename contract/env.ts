@@ -21,6 +21,8 @@ export const ENV = {
   fifo: 'PQ_FIFO',
   /** Charged attempts before quarantine. */
   attemptLimit: 'PQ_ATTEMPT_LIMIT',
+  /** The consumer function's timeout in seconds: an attempt younger than it may still be running. */
+  consumerTimeoutSeconds: 'PQ_CONSUMER_TIMEOUT_SECONDS',
   /** Records processed at once inside one execution environment. */
   inProcessConcurrency: 'PQ_IN_PROCESS_CONCURRENCY',
   /** Retries of a transient error before the message is quarantined. */

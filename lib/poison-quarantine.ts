@@ -82,6 +82,7 @@ export class PoisonQuarantine extends Construct {
       environment: {
         ...props.environment,
         ...this.runtimeEnvironment(props, tables, storage, stateMachineArn),
+        [ENV.consumerTimeoutSeconds]: String(consumerTimeout.toSeconds()),
       },
     });
     this.eventSource = new SqsEventSource(this.queue, {

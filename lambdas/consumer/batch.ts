@@ -15,7 +15,11 @@ export interface BatchState {
   readonly shares: ShareWindow;
 }
 
-const RETURNED: RecordOutcome = { kind: 'returned', why: 'not started' };
+type Run = (record: SQSRecord) => Promise<RecordOutcome>;
+
+const NOT_STARTED: RecordOutcome = { kind: 'returned', why: 'not started' };
+/** Outcomes that end a message's attempt without a crash: each one counts toward ending a trial. */
+const PASSED_WITHOUT_CRASH = new Set<RecordOutcome['kind']>(['completed', 'quarantined', 'retry']);
 
 export async function handleBatch(
   deps: ConsumerDeps,
@@ -28,19 +32,26 @@ export async function handleBatch(
     // Paused (the mapping is being disabled): touch nothing, charge nothing.
     return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
   }
-  const isolationActive = snapshot.isolation?.active === true;
+  let concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
   const session: BatchSession = {
     shares: state.shares,
     probing: snapshot.breaker?.state === 'half-open',
-    isolationActive,
+    isolationActive: snapshot.isolation?.active === true,
     controlChanged: () => state.cache.invalidate(),
+    isolationStarted: () => {
+      concurrency = 1;
+      state.cache.invalidate();
+    },
   };
-  const concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
   const outcomes = new Map<string, RecordOutcome>();
-  const run = async (record: SQSRecord) => {
-    const { result, calls } = await deps.meter.measure(() =>
-      processRecord(deps, session, record, () => context.getRemainingTimeInMillis()),
-    );
+  const run: Run = async (record) => {
+    const { result, calls } = await deps.meter.measure(async () => {
+      const outcome = await processSafely(deps, session, record, context);
+      if (session.isolationActive && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
+        await deps.control.isolationMessagePassed();
+      }
+      return outcome;
+    });
     outcomes.set(record.messageId, result);
     deps.logger.info('record processed', {
       event: 'record',
@@ -53,44 +64,63 @@ export async function handleBatch(
   if (deps.config.fifo) {
     await runFifo(event.Records, run);
   } else {
-    await runPool(suspectsLast(event.Records), concurrency, run);
+    const { fresh, suspects } = splitSuspects(event.Records);
+    await runPool(fresh, () => concurrency, run);
+    // Records SQS delivered before (a crash may have returned them) go one at a time, so the
+    // next crash points at one message (rule 6) and cannot take fresh work down (rule 10).
+    await runPool(suspects, () => 1, run);
   }
   const failed = event.Records.filter((record) => {
-    const outcome = outcomes.get(record.messageId) ?? RETURNED;
+    const outcome = outcomes.get(record.messageId) ?? NOT_STARTED;
     return outcome.kind === 'retry' || outcome.kind === 'returned';
   });
   return { batchItemFailures: failed.map((record) => ({ itemIdentifier: record.messageId })) };
 }
 
 /**
- * Records SQS has delivered before go last, so a suspect that kills the process cannot take
- * fresh work down with it (rule 10); completed work is never redone either way (rule 13).
+ * One record's failure to reach AWS (the ledger, the quarantine) returns that record only: the
+ * others of the batch are not thrown back with it, and no work is left half-way (rule 1).
  */
-function suspectsLast(records: readonly SQSRecord[]): SQSRecord[] {
-  const delivered = (record: SQSRecord) => Number(record.attributes.ApproximateReceiveCount ?? '1') > 1;
-  return [...records.filter((record) => !delivered(record)), ...records.filter(delivered)];
+async function processSafely(
+  deps: ConsumerDeps,
+  session: BatchSession,
+  record: SQSRecord,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<RecordOutcome> {
+  try {
+    return await processRecord(deps, session, record, () => context.getRemainingTimeInMillis());
+  } catch (error) {
+    deps.logger.error('record returned to the queue: a write it needed failed', {
+      event: 'record-error',
+      messageId: record.messageId,
+      error: error as Error,
+    });
+    return { kind: 'returned', why: (error as Error).name ?? 'error' };
+  }
 }
 
-async function runPool(
-  records: readonly SQSRecord[],
-  concurrency: number,
-  run: (record: SQSRecord) => Promise<RecordOutcome>,
-): Promise<void> {
+function splitSuspects(records: readonly SQSRecord[]) {
+  const delivered = (record: SQSRecord) => Number(record.attributes.ApproximateReceiveCount ?? '1') > 1;
+  return { fresh: records.filter((record) => !delivered(record)), suspects: records.filter(delivered) };
+}
+
+/** Runs records with at most `limit()` at once; the limit may drop while the pool runs. */
+async function runPool(records: readonly SQSRecord[], limit: () => number, run: Run): Promise<void> {
   let next = 0;
-  const worker = async () => {
-    while (next < records.length) {
+  const worker = async (slot: number) => {
+    while (next < records.length && slot < limit()) {
       const record = records[next++];
       await run(record);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, records.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(limit(), records.length) }, (_, slot) => worker(slot)));
 }
 
 /**
  * FIFO: records in order, one at a time. After a record of a group is not finished, the rest of
  * that group is returned unprocessed, as Lambda itself would, to keep the group's order.
  */
-async function runFifo(records: readonly SQSRecord[], run: (record: SQSRecord) => Promise<RecordOutcome>) {
+async function runFifo(records: readonly SQSRecord[], run: Run): Promise<void> {
   const blocked = new Set<string>();
   for (const record of records) {
     const group = record.attributes.MessageGroupId ?? '';

@@ -34,6 +34,8 @@ export interface BatchSession {
   readonly isolationActive: boolean;
   /** Called when this environment changed the control state (pause, isolation). */
   readonly controlChanged: () => void;
+  /** Rule 6 started here: the rest of this batch runs one record at a time. */
+  readonly isolationStarted: () => void;
 }
 
 export async function processRecord(
@@ -58,11 +60,13 @@ export async function processRecord(
   try {
     await deps.processor.process(message, work.ctx);
   } catch (error) {
-    return endWithError(deps, session, record, item, error, work.madeUnrepeatableCall());
+    // The item as the ledger now holds it: a quarantine's evidence names the declared call (rule 8).
+    const external = work.lastExternal();
+    const current = external === undefined ? item : { ...item, external };
+    return endWithError(deps, session, record, current, error, work.madeUnrepeatableCall());
   }
   await deps.ledger.complete(key, item.attemptId, deps.now());
   session.shares.record('completed');
-  if (session.isolationActive) await deps.control.isolationMessagePassed();
   if (session.probing) await deps.control.recordProbe('success');
   return { kind: 'completed' };
 }
@@ -99,7 +103,7 @@ async function beginAttempt(
   if (started.started) return started.item;
 
   const previous = started.previous;
-  let decision = decideDelivery(previous, undefined, deps.config.policy);
+  let decision = decideDelivery(previous, undefined, deps.config.policy, now.getTime());
   if (decision.kind === 'need-crash-context') {
     const deadEnv = decision.envId;
     const inFlight = await deps.control.crashInFlight(
@@ -107,13 +111,17 @@ async function beginAttempt(
       async () => (await deps.ledger.inFlightKeysOf(deadEnv)).length,
       attempt.expiresAt,
     );
-    decision = decideDelivery(previous, { inFlight }, deps.config.policy);
+    decision = decideDelivery(previous, { inFlight }, deps.config.policy, now.getTime());
   }
   switch (decision.kind) {
     case 'need-crash-context':
       throw new Error('the core asked for the crash context twice');
     case 'duplicate':
       return { kind: 'duplicate' };
+    case 'busy':
+      // Another delivery's attempt may still be running: come back once it must be over.
+      await deps.queue.delay(record.receiptHandle, decision.retryInSeconds);
+      return { kind: 'retry', delaySeconds: decision.retryInSeconds };
     case 'outcome-unknown':
       return quarantined(deps, session, record, previous, 'outcome-unknown', 0);
     case 'quarantine':
@@ -133,7 +141,7 @@ async function beginAttempt(
       }
       if (decision.startIsolation) {
         await deps.control.startIsolation({ now, messages: deps.config.policy.isolationTrialMessages });
-        session.controlChanged();
+        session.isolationStarted();
       }
       const restarted = await deps.ledger.restartAfterCrash({
         ...attempt,

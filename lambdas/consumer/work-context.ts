@@ -5,6 +5,7 @@
  */
 import { classifyExternalFailure, classifyWith } from '../core/classify';
 import { OutcomeUnknownError } from '../core/errors';
+import type { ExternalRecord } from '../core/types';
 import type { ConsumerDeps } from './deps';
 import type { ExternalCallOptions, WorkContext } from './types';
 
@@ -20,6 +21,8 @@ export interface AttemptWork {
    * must not retry the work, which would repeat the call (rule 8).
    */
   readonly madeUnrepeatableCall: () => boolean;
+  /** The external call this attempt declared last, as the ledger holds it: evidence for a quarantine. */
+  readonly lastExternal: () => ExternalRecord | undefined;
 }
 
 export function workContext(
@@ -29,6 +32,7 @@ export function workContext(
 ): AttemptWork {
   const { ledger, processor } = deps;
   let unrepeatable = false;
+  let lastExternal: ExternalRecord | undefined;
   const ctx: WorkContext = {
     remainingTimeMs,
     async stage(name: string) {
@@ -36,13 +40,16 @@ export function workContext(
     },
     async external<T>(name: string, call: () => Promise<T>, options: ExternalCallOptions = {}): Promise<T> {
       const idempotencyKey = options.idempotencyKey;
-      const record = (status: 'pending' | 'done' | 'not-sent') =>
-        ledger.recordExternal(attempt.key, attempt.attemptId, {
+      const record = async (status: 'pending' | 'done' | 'not-sent') => {
+        const external: ExternalRecord = {
           name,
           status,
           at: deps.now().toISOString(),
           ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-        });
+        };
+        await ledger.recordExternal(attempt.key, attempt.attemptId, external);
+        lastExternal = external;
+      };
       // Timeline: pending is durable -> the call -> its result is durable. A crash between the
       // first two writes leaves "pending": the next delivery quarantines as outcome unknown.
       await record('pending');
@@ -69,5 +76,5 @@ export function workContext(
       return result;
     },
   };
-  return { ctx, madeUnrepeatableCall: () => unrepeatable };
+  return { ctx, madeUnrepeatableCall: () => unrepeatable, lastExternal: () => lastExternal };
 }

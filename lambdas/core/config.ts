@@ -68,6 +68,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
     fifo: read.boolean(ENV.fifo, sourceQueueUrl.endsWith('.fifo')),
     policy: {
       attemptLimit: read.integer(ENV.attemptLimit, DEFAULTS.attemptLimit, 1),
+      attemptTimeoutSeconds: read.integer(ENV.consumerTimeoutSeconds, DEFAULTS.consumerTimeoutSeconds, 1),
       transientRetries: read.integer(ENV.transientRetries, DEFAULTS.transientRetries, 0),
       backoffBaseSeconds: read.integer(ENV.backoffBaseSeconds, DEFAULTS.backoffBaseSeconds, 1),
       maxBackoffSeconds: SQS_MAX_VISIBILITY_SECONDS,

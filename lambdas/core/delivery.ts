@@ -15,6 +15,11 @@ export interface CrashContext {
 export type CrashAttribution = 'attributable' | 'unattributable';
 
 export type DeliveryDecision =
+  /**
+   * The attempt in flight may still be running (a duplicate delivery, or a second message with
+   * the same business key): nothing is charged and nothing starts; try again once it must be over.
+   */
+  | { readonly kind: 'busy'; readonly retryInSeconds: number }
   /** Rule 13: acknowledge without work. */
   | { readonly kind: 'duplicate'; readonly state: 'completed' | 'quarantined' }
   /** Rule 8: quarantine and ask a person; no new attempt, the external call is never repeated. */
@@ -42,6 +47,7 @@ export function decideDelivery(
   previous: LedgerItem,
   crash: CrashContext | undefined,
   policy: Policy,
+  now: number,
 ): DeliveryDecision {
   switch (previous.state) {
     case 'completed':
@@ -52,8 +58,15 @@ export function decideDelivery(
       return previous.charged >= policy.attemptLimit
         ? { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' }
         : { kind: 'proceed', charge: 0, crash: 'none', startIsolation: false };
-    case 'in-flight':
+    case 'in-flight': {
+      // A crash is seen only after the visibility timeout (>= 6x the function timeout); an
+      // attempt younger than the function timeout may be alive.
+      const runningUntil = Date.parse(previous.lastAttemptAt) + policy.attemptTimeoutSeconds * 1000;
+      if (runningUntil > now) {
+        return { kind: 'busy', retryInSeconds: Math.ceil((runningUntil - now) / 1000) };
+      }
       return decideAfterCrash(previous, crash, policy);
+    }
   }
 }
 

@@ -73,6 +73,11 @@ export interface FailureCounters {
 export interface Policy {
   /** Rule 2. */
   readonly attemptLimit: number;
+  /**
+   * The consumer's timeout: an attempt younger than this may still be running, so a delivery
+   * that finds it in flight is a duplicate delivery, not proof of a crash.
+   */
+  readonly attemptTimeoutSeconds: number;
   /** Rule 9. */
   readonly transientRetries: number;
   readonly backoffBaseSeconds: number;
@@ -98,6 +103,7 @@ export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
 export function defaultPolicy(): Policy {
   return {
     attemptLimit: DEFAULTS.attemptLimit,
+    attemptTimeoutSeconds: DEFAULTS.consumerTimeoutSeconds,
     transientRetries: DEFAULTS.transientRetries,
     backoffBaseSeconds: DEFAULTS.backoffBaseSeconds,
     maxBackoffSeconds: SQS_MAX_VISIBILITY_SECONDS,

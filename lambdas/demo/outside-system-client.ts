@@ -41,8 +41,15 @@ export async function callOutsideSystem(
   }
   await response.arrayBuffer(); // drain, so the connection is free again
   if (response.ok) return;
-  if (response.status === 429 || response.status >= 500) {
-    throw new TransientError(`outside system answered HTTP ${response.status}`);
+  // The status travels with the error: the consumer reads it to tell a refusal (503, 429, 4xx: the
+  // outside system did not act) from an answer that leaves the outcome unknown (500, 502, 504).
+  const { status } = response;
+  if (status === 429 || status >= 500) {
+    throw withStatus(new TransientError(`outside system answered HTTP ${status}`), status);
   }
-  throw new PermanentError(`outside system refused the request: HTTP ${response.status}`);
+  throw withStatus(new PermanentError(`outside system refused the request: HTTP ${status}`), status);
+}
+
+function withStatus<E extends Error>(error: E, status: number): E & { readonly status: number } {
+  return Object.assign(error, { status });
 }

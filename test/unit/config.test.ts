@@ -60,6 +60,7 @@ describe('parseConfig', () => {
       ...required,
       [ENV.fifo]: 'true',
       [ENV.attemptLimit]: '5',
+      [ENV.consumerTimeoutSeconds]: '12',
       [ENV.inProcessConcurrency]: '4',
       [ENV.transientRetries]: '0',
       [ENV.backoffBaseSeconds]: '3',
@@ -89,6 +90,7 @@ describe('parseConfig', () => {
       policy: {
         ...defaultPolicy(),
         attemptLimit: 5,
+        attemptTimeoutSeconds: 12,
         transientRetries: 0,
         backoffBaseSeconds: 3,
         outageFailureThreshold: 4,

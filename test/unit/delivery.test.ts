@@ -9,7 +9,9 @@ import {
 import type { ExternalRecord, LedgerItem } from '../../lambdas/core/types';
 import { aLedgerItem, aPolicy } from './fixtures';
 
-const policy = aPolicy({ attemptLimit: 3 });
+const policy = aPolicy({ attemptLimit: 3, attemptTimeoutSeconds: 30 });
+/** Long after the fixture's lastAttemptAt (2025-01-01T00:00:00Z): an in-flight attempt is dead. */
+const AN_HOUR_LATER = Date.parse('2025-01-01T01:00:00.000Z');
 const at = '2025-01-01T00:00:01.000Z';
 const pending: ExternalRecord = { name: 'charge-card', status: 'pending', at };
 const pendingIdempotent: ExternalRecord = { ...pending, idempotencyKey: 'order-17-charge' };
@@ -178,10 +180,36 @@ describe('decideDelivery', () => {
     ],
   ])('given the previous item is %s, then the decision is as stated', (_name, previous, crash, expected) => {
     // Act
-    const decision = decideDelivery(aLedgerItem(previous), crash, policy);
+    const decision = decideDelivery(aLedgerItem(previous), crash, policy, AN_HOUR_LATER);
 
     // Assess
     expect(decision).toStrictEqual(expected);
+  });
+});
+
+describe('an attempt that may still be running', () => {
+  it.each([
+    ['just started', '2025-01-01T00:00:00.000Z', 30],
+    ['29 s ago', '2024-12-31T23:59:31.000Z', 1],
+  ])(
+    'given it started %s, then the delivery waits, charges nothing and starts nothing',
+    (_name, lastAttemptAt, retry) => {
+      // Prepare: the consumer's timeout is 30 s; now is 2025-01-01T00:00:00Z.
+      const previous = aLedgerItem({
+        lastAttemptAt,
+        external: { name: 'pay', status: 'pending', at: lastAttemptAt },
+      });
+      // Act
+      const decision = decideDelivery(previous, undefined, policy, Date.parse('2025-01-01T00:00:00.000Z'));
+      // Assess
+      expect(decision).toStrictEqual({ kind: 'busy', retryInSeconds: retry });
+    },
+  );
+
+  it('given it started exactly one timeout ago, then it counts as crashed', () => {
+    const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:30.000Z' });
+    const decision = decideDelivery(previous, undefined, policy, Date.parse('2025-01-01T00:00:00.000Z'));
+    expect(decision.kind).toBe('need-crash-context');
   });
 });
 

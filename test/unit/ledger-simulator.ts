@@ -74,7 +74,8 @@ export class LedgerSimulator {
   ) {}
 
   deliver(message: SimMessage, behaviour: Behaviour): DeliveryReport {
-    this.clock += 1000;
+    // Each delivery comes after a visibility timeout, at least 6x the function timeout.
+    this.clock += this.policy.attemptTimeoutSeconds * 6 * 1000;
     const previous = this.ledger.get(message.messageId);
     const chargedBefore = previous?.charged ?? 0;
     const report = (
@@ -95,9 +96,14 @@ export class LedgerSimulator {
     if (previous === undefined || previous.state === 'ready') {
       return report('started', this.attempt(message, previous, 0, behaviour), 'none');
     }
-    let decision = decideDelivery(previous, undefined, this.policy);
+    let decision = decideDelivery(previous, undefined, this.policy, this.clock);
     if (decision.kind === 'need-crash-context') {
-      decision = decideDelivery(previous, { inFlight: this.crashes.get(decision.envId) ?? 1 }, this.policy);
+      decision = decideDelivery(
+        previous,
+        { inFlight: this.crashes.get(decision.envId) ?? 1 },
+        this.policy,
+        this.clock,
+      );
     }
     switch (decision.kind) {
       case 'duplicate':
@@ -122,6 +128,9 @@ export class LedgerSimulator {
         );
       case 'need-crash-context':
         throw new Error('the core asked for crash context twice');
+      case 'busy':
+        // Deliveries here come a visibility timeout apart: an attempt is never still running.
+        throw new Error('a delivery found an attempt still running');
     }
   }
 
