@@ -55,12 +55,15 @@ export interface LedgerItem {
   readonly quarantineId?: string;
 }
 
-export type QuarantineReason =
-  | 'crash-limit'
-  | 'permanent-error'
-  | 'unknown-error-repeated'
-  | 'transient-retries-exhausted'
-  | 'outcome-unknown';
+/** Why a message was quarantined (docs/design.md, "Quarantine reasons"). */
+export const QUARANTINE_REASONS = [
+  'crash-limit',
+  'permanent-error',
+  'unknown-error-repeated',
+  'transient-retries-exhausted',
+  'outcome-unknown',
+] as const;
+export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
 /** The counters a failure or a crash changes on the ledger item. */
 export interface FailureCounters {

@@ -48,8 +48,9 @@ const MISBEHAVIOURS = [
   'throw-unknown',
   'hang',
 ] as const;
-const BEHAVIOURS = ['succeed', 'succeed-with-external', ...MISBEHAVIOURS] as const;
-type Behaviour = (typeof BEHAVIOURS)[number];
+/** Every behaviour a message may ask for (rehearsal scenarios are checked against this list). */
+export const BEHAVIOURS = ['succeed', 'succeed-with-external', ...MISBEHAVIOURS] as const;
+export type Behaviour = (typeof BEHAVIOURS)[number];
 
 interface Order {
   readonly id: string;

@@ -5,28 +5,8 @@
  * bad field at once, with the value given, so a typo in a scenario is loud.
  */
 
-/** The demo worker's behaviours (lambdas/demo/worker.ts). */
-export const BEHAVIOURS = [
-  'succeed',
-  'succeed-with-external',
-  'crash-in-parser',
-  'crash-before-external',
-  'crash-after-external',
-  'throw-transient',
-  'throw-permanent',
-  'throw-unknown',
-  'hang',
-] as const;
-export type Behaviour = (typeof BEHAVIOURS)[number];
-
-/** docs/design.md, "Quarantine reasons". */
-export const QUARANTINE_REASONS = [
-  'crash-limit',
-  'permanent-error',
-  'unknown-error-repeated',
-  'transient-retries-exhausted',
-  'outcome-unknown',
-] as const;
+import { QUARANTINE_REASONS } from '../../lambdas/core/types';
+import { BEHAVIOURS, type Behaviour } from '../../lambdas/demo/worker';
 
 export interface ScenarioMessage {
   /** The message's label: the body's "id", which the outside system counts requests by. */
