@@ -18,14 +18,20 @@ if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) process.exit(0)
 const python = process.env.PYTHON ?? 'python3';
 let version;
 try {
-  version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' }).trim();
+  version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], {
+    encoding: 'utf8',
+  }).trim();
 } catch {
-  console.error(`poison-quarantine: python3 (>= 3.10) is required for the local AWS and was not found (tried "${python}").`);
+  console.error(
+    `poison-quarantine: python3 (>= 3.10) is required for the local AWS and was not found (tried "${python}").`,
+  );
   process.exit(1);
 }
 const [major, minor] = version.split('.').map(Number);
 if (major < 3 || (major === 3 && minor < 10)) {
-  console.error(`poison-quarantine: python3 >= 3.10 is required for the local AWS (found ${version} at "${python}").`);
+  console.error(
+    `poison-quarantine: python3 >= 3.10 is required for the local AWS (found ${version} at "${python}").`,
+  );
   process.exit(1);
 }
 

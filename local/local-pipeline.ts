@@ -53,11 +53,16 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
     synthesize(stackName, cdkOut, options.pipeline);
     const aws = await startLocalAws();
     cleanups.push(() => aws.stop());
-    const clients = createClients({ endpoint: aws.endpoint, region: aws.region, credentials: LOCAL_CREDENTIALS });
+    const clients = createClients({
+      endpoint: aws.endpoint,
+      region: aws.region,
+      credentials: LOCAL_CREDENTIALS,
+    });
     const stack = await deployCdkOut(stackName, { clients, region: aws.region, cdkOutDir: cdkOut });
     const consumer = stack.functions.find((fn) => fn.environment[ENV.attemptsTable] !== undefined);
     const [mapping] = stack.eventSourceMappings;
-    if (!consumer?.assetPath || !mapping) throw new Error(`${stackName} has no consumer function with its mapping`);
+    if (!consumer?.assetPath || !mapping)
+      throw new Error(`${stackName} has no consumer function with its mapping`);
     const env = (name: string) => {
       const value = consumer.environment[name];
       if (value === undefined) throw new Error(`the consumer's environment has no ${name}`);

@@ -78,7 +78,8 @@ async function post(endpoint: string, path: string, body: unknown): Promise<void
 async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`moto_server exited with code ${child.exitCode} before it was ready`);
+    if (child.exitCode !== null)
+      throw new Error(`moto_server exited with code ${child.exitCode} before it was ready`);
     try {
       const response = await fetch(`${endpoint}/moto-api/data.json`);
       if (response.ok) return;

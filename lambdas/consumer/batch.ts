@@ -27,7 +27,9 @@ export async function handleBatch(
   event: SQSEvent,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> {
-  const snapshot = await state.cache.get();
+  let snapshot = await state.cache.get();
+  // The breaker may have gone half-open since the cached read: a probe must not be refused.
+  if (snapshot.breaker?.state === 'open') snapshot = await state.cache.refresh();
   if (snapshot.breaker?.state === 'open') {
     // Paused (the mapping is being disabled): touch nothing, charge nothing.
     return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };

@@ -21,6 +21,12 @@ export class ControlCache {
     return this.cached.snapshot;
   }
 
+  /** A fresh read, whatever the cache holds (a paused consumer checks before it refuses work). */
+  async refresh(): Promise<ControlSnapshot> {
+    this.invalidate();
+    return this.get();
+  }
+
   /** Forget the snapshot after this environment changed the state itself. */
   invalidate(): void {
     this.cached = undefined;

@@ -5,7 +5,7 @@
  * breaker epoch so a retry cannot start a second pause. Rule 11 stops use the same path with
  * `stop`: no automatic resume.
  */
-import type { PauseReason } from '../core/breaker';
+import { type PauseReason, pauseWaitsForOperator } from '../core/breaker';
 import { evaluateOutage } from '../core/outage';
 import type { ConsumerDeps } from './deps';
 
@@ -30,16 +30,13 @@ export async function reportFailureEvent(
     event: 'outage-detected',
     distinctKeys: verdict.distinctKeys.length,
   });
-  await pauseConsumption(deps, 'outage', false);
+  await pauseConsumption(deps, 'outage');
   return true;
 }
 
 /** Trips the breaker and, if this call won, starts the pause execution. */
-export async function pauseConsumption(
-  deps: ConsumerDeps,
-  reason: PauseReason,
-  stop: boolean,
-): Promise<void> {
+export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason): Promise<void> {
+  const stop = pauseWaitsForOperator(reason);
   const tripped = await deps.control.tripBreaker({ reason, now: deps.now(), stop });
   if (!tripped.tripped) return;
   const timings = deps.config.breakerTimings;

@@ -43,7 +43,7 @@ export async function quarantineMessage(
     deps.logger.error('quarantine share above threshold: pausing instead of quarantining', {
       event: 'quarantine-share-exceeded',
     });
-    await pauseConsumption(deps, 'quarantine-share', true);
+    await pauseConsumption(deps, 'quarantine-share');
     return { kind: 'stopped', why: 'quarantine-share' };
   }
   const id = quarantineId(item.key, item.generation, item.attempts);
@@ -54,7 +54,7 @@ export async function quarantineMessage(
         event: 'quarantine-capacity',
         capacity: deps.config.quarantineCapacity,
       });
-      await pauseConsumption(deps, 'quarantine-capacity', true);
+      await pauseConsumption(deps, 'quarantine-capacity');
       return { kind: 'stopped', why: 'quarantine-capacity' };
     }
     await writeQuarantine(deps, request, id);
@@ -64,7 +64,7 @@ export async function quarantineMessage(
       quarantineId: id,
       error: error as Error,
     });
-    await pauseConsumption(deps, 'quarantine-unwritable', true);
+    await pauseConsumption(deps, 'quarantine-unwritable');
     return { kind: 'stopped', why: 'quarantine-unwritable' };
   }
   shares.record('quarantined');

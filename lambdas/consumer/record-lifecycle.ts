@@ -198,7 +198,25 @@ async function endWithError(
   if (decision.kind === 'quarantine') {
     // The item keeps its charges; the quarantine adds this decision's (the record shows both).
     const counted = { ...item, ...decision.counters, charged: item.charged };
-    return quarantined(deps, session, record, counted, decision.reason, decision.charge, evidence);
+    const outcome = await quarantined(
+      deps,
+      session,
+      record,
+      counted,
+      decision.reason,
+      decision.charge,
+      evidence,
+    );
+    if (outcome.kind === 'returned') {
+      // The quarantine stopped (rule 11): end this attempt without a charge, so its next
+      // delivery is a fresh attempt, not a crash of a live environment.
+      await deps.ledger.recordFailure(item.key, item.attemptId, {
+        counters: item,
+        lastError: evidence,
+        now: deps.now(),
+      });
+    }
+    return outcome;
   }
   await deps.ledger.recordFailure(item.key, item.attemptId, {
     counters: decision.counters,
