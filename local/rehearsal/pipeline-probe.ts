@@ -3,7 +3,7 @@
  * they exist (the operator's read path), so the figures come from the ledger, the quarantine and
  * the queue themselves, never from what the consumer says about them.
  */
-import { GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
@@ -11,16 +11,14 @@ import { ControlState } from '../../lambdas/adapters/control-state';
 import { MalformedItemError } from '../../lambdas/adapters/errors';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import { SourceQueue, type QueueDepth as SqsDepth } from '../../lambdas/adapters/source-queue';
 import type { LocalPipeline } from '../local-pipeline';
 
 /** Reads of a half-built item (see `ledgerItem`) before giving up. */
 const HALF_BUILT_RETRIES = 5;
 const STATUSES: readonly QuarantineStatus[] = ['open', 'awaiting-operator', 'resolved', 'replayed'];
 
-export interface QueueDepth {
-  readonly visible: number;
-  readonly inFlight: number;
-  readonly delayed: number;
+export interface QueueDepth extends SqsDepth {
   readonly total: number;
 }
 
@@ -29,6 +27,7 @@ export class PipelineProbe {
   readonly quarantine: QuarantineRecords;
   readonly control: ControlState;
   private readonly queueUrl: string;
+  private readonly queue: SourceQueue;
 
   constructor(private readonly pipeline: LocalPipeline) {
     const { clients } = pipeline;
@@ -41,6 +40,7 @@ export class PipelineProbe {
     );
     this.control = new ControlState(clients.dynamodb, pipeline.env(ENV.controlTable));
     this.queueUrl = pipeline.env(ENV.sourceQueueUrl);
+    this.queue = new SourceQueue(clients.sqs, this.queueUrl);
   }
 
   /** Sends one message to the source queue; returns its SQS messageId. */
@@ -72,20 +72,8 @@ export class PipelineProbe {
   }
 
   async queueDepth(): Promise<QueueDepth> {
-    const { Attributes = {} } = await this.pipeline.clients.sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: this.queueUrl,
-        AttributeNames: [
-          'ApproximateNumberOfMessages',
-          'ApproximateNumberOfMessagesNotVisible',
-          'ApproximateNumberOfMessagesDelayed',
-        ],
-      }),
-    );
-    const visible = Number(Attributes.ApproximateNumberOfMessages ?? 0);
-    const inFlight = Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
-    const delayed = Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
-    return { visible, inFlight, delayed, total: visible + inFlight + delayed };
+    const depth = await this.queue.depth();
+    return { ...depth, total: depth.visible + depth.inFlight + depth.delayed };
   }
 
   /** The ledger item of each key (strongly consistent reads), undefined where none exists yet. */

@@ -9,13 +9,14 @@
 import { type AttributeValue, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { GetEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { DescribeExecutionCommand, ListExecutionsCommand } from '@aws-sdk/client-sfn';
-import { GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { runCli } from '../../cli/run';
 import { ENV } from '../../contract/env';
 import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import { SourceQueue } from '../../lambdas/adapters/source-queue';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
 import { LOCAL_CREDENTIALS } from '../../local/moto';
@@ -124,6 +125,7 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
   const controlTable = env(ENV.controlTable);
   const quarantineTable = env(ENV.quarantineTable);
   const queueUrl = env(ENV.sourceQueueUrl);
+  const queue = new SourceQueue(clients.sqs, queueUrl);
   const stateMachineArn = env(ENV.stateMachineArn);
   const ledger = new AttemptLedger(clients.dynamodb, env(ENV.attemptsTable));
   const records = new QuarantineRecords(
@@ -207,20 +209,8 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
       return bodies.map((_, index) => ids.get(String(index)) as string);
     },
     async queueDepth() {
-      const { Attributes = {} } = await clients.sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: queueUrl,
-          AttributeNames: [
-            'ApproximateNumberOfMessages',
-            'ApproximateNumberOfMessagesNotVisible',
-            'ApproximateNumberOfMessagesDelayed',
-          ],
-        }),
-      );
-      const visible = Number(Attributes.ApproximateNumberOfMessages ?? 0);
-      const inFlight = Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
-      const delayed = Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
-      return { visible, inFlight, delayed, total: visible + inFlight + delayed };
+      const depth = await queue.depth();
+      return { ...depth, total: depth.visible + depth.inFlight + depth.delayed };
     },
     mapping,
     watchMapping(everyMs = 100) {
@@ -328,33 +318,6 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
 /** A demo message body (lambdas/demo/worker.ts). */
 export function demoBody(id: string, behaviour: string, times?: number): string {
   return JSON.stringify(times === undefined ? { id, behaviour } : { id, behaviour, times });
-}
-
-/**
- * Polls `check` every `everyMs` until it returns something other than undefined or false, and
- * returns it; fails after `timeoutMs`, naming `what` and the last value or error seen.
- */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 30_000,
-  everyMs = 150,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() >= deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
-    }
-    await sleep(everyMs);
-  }
 }
 
 /**

@@ -21,8 +21,8 @@ import {
   num,
   startE2e,
   str,
-  waitFor,
 } from './e2e-support';
+import { waitFor } from './support';
 
 /** The five that fail during the outage. */
 const OUTAGE_KEYS = ['O1', 'O2', 'O3', 'O4', 'O5'];

@@ -12,7 +12,8 @@ import { CreateBucketCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { Duration } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import { bool, demoBody, type E2e, holdsFor, num, startE2e, str, waitFor } from './e2e-support';
+import { bool, demoBody, type E2e, holdsFor, num, startE2e, str } from './e2e-support';
+import { waitFor } from './support';
 
 // 3 s: a batch of two quarantines (S3, DynamoDB, the share verdict) must never time out on a busy
 // machine: a timeout kills the environment, and its share window with it.

@@ -62,6 +62,7 @@ export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 30_000,
+  everyMs = 200,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -76,7 +77,7 @@ export async function waitFor<T>(
     if (Date.now() >= deadline) {
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 

@@ -15,7 +15,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
-import { demoBody, type E2e, holdsFor, startE2e, str, waitFor } from './e2e-support';
+import { demoBody, type E2e, holdsFor, startE2e, str } from './e2e-support';
+import { waitFor } from './support';
 
 const CONSUMER_TIMEOUT_SECONDS = 2;
 /** The construct's default: 6x the consumer timeout. */
