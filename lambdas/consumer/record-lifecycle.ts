@@ -139,7 +139,8 @@ async function beginAttempt(
       if (decision.kind === 'quarantine') {
         return quarantined(deps, session, record, previous, decision.reason, decision.charge);
       }
-      if (decision.startIsolation) {
+      // Rule 6: an unattributable crash starts a trial; a crash during one starts the count again.
+      if (decision.startIsolation || (session.isolationActive && decision.crash === 'attributable')) {
         await deps.control.startIsolation({ now, messages: deps.config.policy.isolationTrialMessages });
         session.isolationStarted();
       }
