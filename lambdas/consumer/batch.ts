@@ -64,7 +64,17 @@ export async function handleBatch(
     return result;
   };
   if (deps.config.fifo) {
-    await runFifo(event.Records, run);
+    // A held-back record comes back when its group's blocker does, not a visibility timeout later.
+    // If that fails, the record only waits out its visibility timeout: nothing is lost.
+    const holdBack = (record: SQSRecord, seconds: number) =>
+      deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
+        deps.logger.warn('held-back FIFO record keeps its visibility timeout', {
+          event: 'fifo-hold-back-failed',
+          messageId: record.messageId,
+          error: error as Error,
+        });
+      });
+    await runFifo(event.Records, run, holdBack);
   } else {
     const { fresh, suspects } = splitSuspects(event.Records);
     await runPool(fresh, () => concurrency, run);
@@ -122,12 +132,21 @@ async function runPool(records: readonly SQSRecord[], limit: () => number, run: 
  * FIFO: records in order, one at a time. After a record of a group is not finished, the rest of
  * that group is returned unprocessed, as Lambda itself would, to keep the group's order.
  */
-async function runFifo(records: readonly SQSRecord[], run: Run): Promise<void> {
-  const blocked = new Set<string>();
+async function runFifo(
+  records: readonly SQSRecord[],
+  run: Run,
+  holdBack: (record: SQSRecord, seconds: number) => Promise<void>,
+): Promise<void> {
+  const blockedFor = new Map<string, number>();
   for (const record of records) {
     const group = record.attributes.MessageGroupId ?? '';
-    if (blocked.has(group)) continue;
+    const delay = blockedFor.get(group);
+    if (delay !== undefined) {
+      await holdBack(record, delay);
+      continue;
+    }
     const outcome = await run(record);
-    if (outcome.kind === 'retry' || outcome.kind === 'returned') blocked.add(group);
+    if (outcome.kind === 'retry') blockedFor.set(group, outcome.delaySeconds);
+    if (outcome.kind === 'returned') blockedFor.set(group, 0);
   }
 }
