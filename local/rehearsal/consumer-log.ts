@@ -27,6 +27,8 @@ export interface QuarantinedLine {
 export interface ControlLine {
   readonly event: string;
   readonly reason?: string;
+  /** When it was logged (the logger's timestamp, else its arrival), epoch milliseconds. */
+  readonly at: number;
 }
 
 export interface Death {
@@ -47,6 +49,7 @@ export interface ConsumerLogListener {
 export interface ConsumerLog {
   readonly records: RecordLine[];
   readonly quarantined: QuarantinedLine[];
+  readonly controls: ControlLine[];
   readonly deaths: Death[];
   /** The record lines of one SQS message. */
   recordsOf(messageId: string): RecordLine[];
@@ -64,6 +67,7 @@ const CONTROL_EVENTS = new Set([
 export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLogListener = {}): ConsumerLog {
   const records: RecordLine[] = [];
   const quarantined: QuarantinedLine[] = [];
+  const controls: ControlLine[] = [];
   const deaths: Death[] = [];
   const unsubscribe = [
     runner.on('log', ({ line }) => {
@@ -77,7 +81,14 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
         quarantined.push(line);
         listener.quarantined?.(line);
       } else if (typeof entry?.event === 'string' && CONTROL_EVENTS.has(entry.event)) {
-        listener.control?.(entry as unknown as ControlLine);
+        const logged = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN;
+        const control: ControlLine = {
+          event: entry.event,
+          ...(typeof entry.reason === 'string' ? { reason: entry.reason } : {}),
+          at: Number.isFinite(logged) ? logged : Date.now(),
+        };
+        controls.push(control);
+        listener.control?.(control);
       }
     }),
     runner.on('crash', ({ messageIds, signal }) => {
@@ -95,6 +106,7 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
   return {
     records,
     quarantined,
+    controls,
     deaths,
     recordsOf: (messageId) => records.filter((record) => record.messageId === messageId),
     close: () => {

@@ -2,6 +2,8 @@
  * The seed's rehearsal (docs/behaviour.md, "The rehearsal"), exactly: five messages, one in
  * flight at a time, limit 3. The consumer timeout is scaled down to 1-2 s so a crashed message
  * comes back after 6-12 s (the visibility timeout is 6x), and the whole run takes well under a minute.
+ * Then the operations around it: a shared dependency's outage (rule 7, acceptance 3), and the
+ * variant answered by an operator (rule 8), with the breaker's timings scaled down to seconds.
  */
 import type { Scenario, ScenarioMessage } from './scenario';
 
@@ -69,4 +71,104 @@ export const SEED_VARIANT: Scenario = {
   },
 };
 
-export const DEFAULT_SCENARIOS: readonly Scenario[] = [SEED, SEED_VARIANT];
+/**
+ * Rule 7, acceptance 3: five different messages call the outside system while it answers 503.
+ * Failures of 3 distinct messages trip the breaker once; the pause disables the mapping, charging
+ * and quarantining nothing. The outside system is back after 5 s (time for 3 failures on a busy
+ * machine, and still before the probe: the 6 s cool-down, longer than the consumer's 5 s control
+ * cache, starts at the trip); the half-open probe succeeds, the mapping gets its settings back and
+ * every message completes. A message the paused consumer returned comes back when its visibility
+ * timeout (18 s) ends. How many attempts and requests fail before the mapping is disabled depends
+ * on how fast the pause lands, so those two figures are floors.
+ */
+export const OUTAGE: Scenario = {
+  name: 'outage',
+  messages: ['O1', 'O2', 'O3', 'O4', 'O5'].map((id) => ({ id, behaviour: 'succeed-with-external' })),
+  limit: 3,
+  batchSize: 1,
+  inFlight: 1,
+  // Two workers, Lambda's least: messages fail side by side, as in an outage.
+  environments: 2,
+  // 3 s: the trip and the pause's StartExecution finish well inside one invocation on a busy machine.
+  consumerTimeoutSeconds: 3,
+  breakerCooldownSeconds: 6,
+  breakerProbeWindowSeconds: 3,
+  outage: { startAfterMs: 0, durationMs: 5_000 },
+  notes: [
+    'attempts started and requests per message are floors: 3 distinct messages must fail to trip the ' +
+      'breaker (3 attempts) and each of the 5 completes once (5 attempts, 1 request each); how many more ' +
+      'fail before the mapping is disabled depends on how fast the pause lands.',
+  ],
+  expected: {
+    attemptsStarted: { atLeast: 8 },
+    completed: 5,
+    quarantined: 0,
+    leftInQueue: 0,
+    quarantineReasons: {},
+    externalRequests: Object.fromEntries(['O1', 'O2', 'O3', 'O4', 'O5'].map((id) => [id, { atLeast: 1 }])),
+    noHumanNeededFor: ['O1', 'O2', 'O3', 'O4', 'O5'],
+    charged: 0,
+    pauses: 1,
+    executions: { SUCCEEDED: 1 },
+  },
+};
+
+/**
+ * The seed's variant, then the person (rule 8): M3 misbehaves on its first attempt only. Once it
+ * is quarantined as "outcome unknown" and its execution waits with a task token, the operator
+ * checks the outside system and answers `pq verify <id> --not-done`: the CLI replays M3 once and
+ * the execution records the decision. The message key is the body's "id", so the replay (a new
+ * SQS message) lands on M3's own ledger item with its fresh budget.
+ */
+export const SEED_VARIANT_VERIFIED: Scenario = {
+  name: 'seed-variant-verified',
+  messages: [
+    succeed('M1'),
+    succeed('M2'),
+    { id: 'M3', behaviour: 'crash-after-external', times: 1 },
+    succeed('M4'),
+    succeed('M5'),
+  ],
+  ...ONE_AT_A_TIME,
+  consumerTimeoutSeconds: 2,
+  messageKey: 'id',
+  operator: [
+    {
+      verify: 'M3',
+      decision: 'not-done',
+      reason: 'checked the outside system: no order for M3 was booked',
+    },
+  ],
+  notes: [
+    'the replay is M3\'s attempt 2, past its "times": 1, so the demo worker plainly succeeds without ' +
+      'calling the outside system (lambdas/demo/worker.ts): the outside system still saw exactly 1 ' +
+      'request for M3 after the replay. A replay whose work calls it again would make that 2.',
+    'the message key is the body\'s "id" (messageKeyPath), so the replay lands on M3\'s own ledger ' +
+      'item: with the default key (the SQS messageId) a replay is a new message with a new ledger item.',
+  ],
+  expected: {
+    attemptsStarted: 5,
+    completed: 4,
+    quarantined: 1,
+    leftInQueue: 0,
+    quarantineReasons: { 'outcome-unknown': 1 },
+    externalRequests: { M3: 1 },
+    noHumanNeededFor: ['M4', 'M5'],
+    quarantineStatuses: { 'awaiting-operator': 1 },
+    executions: { RUNNING: 1 },
+    afterOperator: {
+      attemptsStarted: 6,
+      completed: 5,
+      quarantined: 1,
+      leftInQueue: 0,
+      quarantineReasons: { 'outcome-unknown': 1 },
+      externalRequests: { M3: 1 },
+      charged: 0,
+      quarantineStatuses: { replayed: 1 },
+      replays: { M3: 1 },
+      executions: { SUCCEEDED: 1 },
+    },
+  },
+};
+
+export const DEFAULT_SCENARIOS: readonly Scenario[] = [SEED, SEED_VARIANT, OUTAGE, SEED_VARIANT_VERIFIED];

@@ -5,14 +5,24 @@
  * holds; a floor violation fails it like a wrong total.
  */
 import type { Observed } from './observe';
-import type { ScenarioRun } from './run-scenario';
+import type { OperatorRun } from './operator';
+import { type OutageTimeline, TIMELINE_ORDER } from './outage';
+import type { ScenarioRun, Settlement } from './run-scenario';
+import type { Count, ExpectedTotals } from './scenario';
 
 export interface Check {
   readonly figure: string;
   readonly expected: string;
   readonly observed: string;
   readonly pass: boolean;
+  /**
+   * Where a scenario with operator steps has it: `operator` (the steps themselves) or
+   * `after the operator` (the figures once their consequences settled). Absent: the run itself.
+   */
+  readonly section?: CheckSection;
 }
+
+export type CheckSection = 'operator' | 'after the operator';
 
 export interface Verdict {
   readonly checks: readonly Check[];
@@ -24,18 +34,50 @@ export interface Verdict {
 export const FLOOR = { dynamodbWrites: 2, dynamodbReads: 0, s3: 0, roundTripsBeforeWork: 1 } as const;
 
 export function judge(run: ScenarioRun): Verdict {
-  const { expected } = run.scenario;
+  const { expected, outage, operator } = run.scenario;
   const { observed, settlement } = run;
+  const checks: Check[] = [settledCheck('settled', settlement), ...totalsChecks(expected, observed)];
+  if (outage !== undefined) checks.push(timelineCheck(observed.timeline));
+  const floor = floorChecks(observed);
+  checks.push(...floor);
+  if (operator !== undefined) {
+    const inSection = (section: CheckSection) => (check: Check) => ({ ...check, section });
+    checks.push(...operatorChecks(observed.operator ?? []).map(inSection('operator')));
+    const after = observed.afterOperator;
+    const afterChecks =
+      run.afterOperator === undefined || after === undefined || expected.afterOperator === undefined
+        ? [
+            {
+              figure: 'observed',
+              expected: 'yes',
+              observed: 'no: the operator steps did not run',
+              pass: false,
+            },
+          ]
+        : [
+            settledCheck('settled again', run.afterOperator.settlement),
+            ...totalsChecks(expected.afterOperator, after),
+          ];
+    checks.push(...afterChecks.map(inSection('after the operator')));
+  }
+  return { checks, floor, pass: checks.every((check) => check.pass) };
+}
+
+function settledCheck(figure: string, settlement: Settlement): Check {
+  return {
+    figure,
+    expected: `within ${settlement.timeoutSeconds} s`,
+    observed: settlement.settled
+      ? 'yes'
+      : `no: ${[...settlement.unsettled, `queue ${settlement.queue.visible} visible, ${settlement.queue.inFlight} in flight, ${settlement.queue.delayed} delayed`].join('; ')}`,
+    pass: settlement.settled,
+  };
+}
+
+/** The figures of `expected` against what was observed; optional figures only where expected. */
+function totalsChecks(expected: ExpectedTotals, observed: Observed): Check[] {
   const checks: Check[] = [
-    {
-      figure: 'settled',
-      expected: `within ${settlement.timeoutSeconds} s`,
-      observed: settlement.settled
-        ? 'yes'
-        : `no: ${[...settlement.unsettled, `queue ${settlement.queue.visible} visible, ${settlement.queue.inFlight} in flight, ${settlement.queue.delayed} delayed`].join('; ')}`,
-      pass: settlement.settled,
-    },
-    equal('attempts started', expected.attemptsStarted, observed.attemptsStarted),
+    atLeastOrEqual('attempts started', expected.attemptsStarted, observed.attemptsStarted),
     equal('completed', expected.completed, observed.completed),
     equal('quarantined', expected.quarantined, observed.quarantined),
     equal('left in queue', expected.leftInQueue, observed.leftInQueue),
@@ -51,9 +93,84 @@ export function judge(run: ScenarioRun): Verdict {
       pass: missing.length === 0,
     });
   }
-  const floor = floorChecks(observed);
-  checks.push(...floor);
-  return { checks, floor, pass: checks.every((check) => check.pass) };
+  // observe() reads these whenever the scenario expects one, so `operations` is there for them.
+  const operations = observed.operations ?? {
+    charged: Number.NaN,
+    pauses: Number.NaN,
+    quarantineStatuses: {},
+    replays: {},
+    executions: {},
+  };
+  if (expected.charged !== undefined) {
+    checks.push(equal('charged attempts (all messages)', expected.charged, operations.charged));
+  }
+  if (expected.pauses !== undefined) {
+    checks.push(equal('pauses (pause executions)', expected.pauses, operations.pauses));
+  }
+  if (expected.quarantineStatuses !== undefined) {
+    checks.push(
+      counts('quarantine record statuses', expected.quarantineStatuses, operations.quarantineStatuses),
+    );
+  }
+  if (expected.replays !== undefined) {
+    checks.push(counts('replays (ledger generation)', expected.replays, operations.replays));
+  }
+  if (expected.executions !== undefined) {
+    checks.push(counts('state machine executions', expected.executions, operations.executions));
+  }
+  return checks;
+}
+
+/** Rule 7's story, told by the timeline: every step seen, each at or after the one before. */
+function timelineCheck(timeline: OutageTimeline | undefined): Check {
+  const figure = 'pause/resume timeline';
+  const expected = 'every step, in order';
+  if (timeline === undefined) return { figure, expected, observed: 'the outage never started', pass: false };
+  const required = [...TIMELINE_ORDER, 'allCompleted'] as const;
+  const missing = required.filter((step) => timeline[step] === null);
+  if (missing.length > 0)
+    return { figure, expected, observed: `not seen: ${missing.join(', ')}`, pass: false };
+  const at = (step: keyof OutageTimeline) => timeline[step] as number;
+  const pairs: [keyof OutageTimeline, keyof OutageTimeline][] = TIMELINE_ORDER.slice(1).map((step, index) => [
+    TIMELINE_ORDER[index],
+    step,
+  ]);
+  // Nothing completes while consumption is paused: the first completions come with the probe.
+  pairs.push(['halfOpen', 'allCompleted']);
+  const wrong = pairs.filter(([before, after]) => at(after) < at(before));
+  return wrong.length === 0
+    ? { figure, expected, observed: 'yes', pass: true }
+    : {
+        figure,
+        expected,
+        observed: `out of order: ${wrong.map(([before, after]) => `${after} (+${at(after)} ms) before ${before} (+${at(before)} ms)`).join('; ')}`,
+        pass: false,
+      };
+}
+
+/** Each step ran, was answered (exit 0), and printed no task token. */
+function operatorChecks(runs: readonly OperatorRun[]): Check[] {
+  if (runs.length === 0)
+    return [{ figure: 'operator steps', expected: 'run', observed: 'none ran', pass: false }];
+  return runs.flatMap((run) => {
+    const name = `pq verify ${run.step.verify}`;
+    const exit: Check = {
+      figure: `${name}: exit code`,
+      expected: '0',
+      observed: run.exitCode === null ? `not run: ${run.error ?? 'unknown'}` : String(run.exitCode),
+      pass: run.exitCode === 0,
+    };
+    if (run.exitCode === null) return [exit];
+    return [
+      exit,
+      {
+        figure: `${name}: task token printed`,
+        expected: 'no',
+        observed: run.tokenInOutput ? 'YES (shown as <task token> above)' : 'no',
+        pass: !run.tokenInOutput,
+      },
+    ];
+  });
 }
 
 function floorChecks(observed: Observed): Check[] {
@@ -74,6 +191,23 @@ function equal(figure: string, expected: number, observed: number): Check {
   return { figure, expected: String(expected), observed: String(observed), pass: expected === observed };
 }
 
+function atLeastOrEqual(figure: string, expected: Count, observed: number): Check {
+  return {
+    figure,
+    expected: showCount(expected),
+    observed: String(observed),
+    pass: meets(expected, observed),
+  };
+}
+
+function meets(expected: Count, observed: number): boolean {
+  return typeof expected === 'number' ? observed === expected : observed >= expected.atLeast;
+}
+
+export function showCount(count: Count): string {
+  return typeof count === 'number' ? String(count) : `>= ${count.atLeast}`;
+}
+
 function atMost(figure: string, limit: number, observed: number): Check {
   return {
     figure,
@@ -86,15 +220,17 @@ function atMost(figure: string, limit: number, observed: number): Check {
 /** Count maps compare without their zero entries: `{}` and `{ M1: 0 }` say the same. */
 function counts(
   figure: string,
-  expected: Readonly<Record<string, number>>,
+  expected: Readonly<Record<string, Count>>,
   observed: Readonly<Record<string, number>>,
-) {
+): Check {
   const keys = [...new Set([...Object.keys(expected), ...Object.keys(observed)])].sort();
-  const pass = keys.every((key) => (expected[key] ?? 0) === (observed[key] ?? 0));
+  const pass = keys.every((key) => meets(expected[key] ?? 0, observed[key] ?? 0));
   return { figure, expected: showCounts(expected), observed: showCounts(observed), pass };
 }
 
-export function showCounts(counts: Readonly<Record<string, number>>): string {
-  const entries = Object.entries(counts).filter(([, count]) => count > 0);
-  return entries.length === 0 ? 'none' : entries.map(([key, count]) => `${key} ${count}`).join(', ');
+export function showCounts(counts: Readonly<Record<string, Count>>): string {
+  const entries = Object.entries(counts).filter(([, count]) => typeof count !== 'number' || count > 0);
+  return entries.length === 0
+    ? 'none'
+    : entries.map(([key, count]) => `${key} ${showCount(count)}`).join(', ');
 }

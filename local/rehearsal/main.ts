@@ -1,6 +1,6 @@
 /**
- * `npm run rehearsal [-- --json] [-- --scenario FILE]`: runs the seed's rehearsal (or the given
- * scenarios) on the embedded local AWS, each scenario on its own pipeline, all at once, and
+ * `npm run rehearsal [-- --json] [-- --scenario FILE]`: runs the seed's rehearsal and the
+ * operations around it (local/rehearsal/default-scenarios.ts), or the given scenarios, on the embedded local AWS, each scenario on its own pipeline, all at once, and
  * reports expected vs observed. Progress goes to stderr; the report (or the one JSON document)
  * to stdout. Exit code 0 only when every scenario passes; 1 when one fails; 2 on bad usage;
  * 130 when interrupted. Everything started is stopped, on Ctrl-C too.
@@ -18,7 +18,9 @@ Runs rehearsal scenarios on the embedded local AWS (moto + the demo stack + the 
 each on its own pipeline, concurrently, and reports expected vs observed figures.
 
   --scenario FILE  a JSON file with one scenario or an array of them (default: the seed's
-                   rehearsal "seed" and its variant "seed-variant"); see local/rehearsal/scenario.ts
+                   rehearsal "seed", its variant "seed-variant", a dependency "outage" that
+                   pauses and resumes consumption, and "seed-variant-verified", the variant
+                   answered by an operator with pq verify); see local/rehearsal/scenario.ts
   --json           print exactly one JSON document on stdout ({"scenarios": [...]})
   --verbose        copy the consumer's own log lines to stderr
   --help           this text

@@ -6,8 +6,10 @@
  */
 import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { ConsumerLog, MeasuredCalls } from './consumer-log';
+import type { OperatorRun } from './operator';
+import type { OutageTimeline } from './outage';
 import type { PipelineProbe } from './pipeline-probe';
-import type { Scenario, ScenarioMessage } from './scenario';
+import type { ExpectedTotals, Scenario, ScenarioMessage } from './scenario';
 
 /** The calls the floor is about (the call meter's `other` is not one of them). */
 export type HealthyCalls = Pick<MeasuredCalls, 'dynamodbWrites' | 'dynamodbReads' | 's3' | 'sqs' | 'sfn'>;
@@ -51,14 +53,39 @@ export interface Observed {
   readonly completedWithoutPerson: readonly string[];
   readonly quarantine: readonly QuarantineLabel[];
   readonly messages: readonly MessageState[];
+  /**
+   * The operations figures, read only for a scenario that expects one of them (or plays an
+   * outage or an operator), so the seed's figures stay exactly what they were.
+   */
+  readonly operations?: OperationsFigures;
+  /** Rule 7: when each step of the pause and the resume happened (a scenario with an outage). */
+  readonly timeline?: OutageTimeline;
+  /** What the operator ran and what the CLI printed (a scenario with operator steps). */
+  readonly operator?: readonly OperatorRun[];
+  /** The figures once the operator's answers settled (a scenario with operator steps). */
+  readonly afterOperator?: Observed;
+}
+
+export interface OperationsFigures {
+  /** Charged attempts summed over every message. */
+  readonly charged: number;
+  /** Executions named `pause-<epoch>`. */
+  readonly pauses: number;
+  readonly quarantineStatuses: Record<string, number>;
+  /** Per label, the ledger's generation (operator replays), where above 0. */
+  readonly replays: Record<string, number>;
+  /** Executions of the operations state machine per status. */
+  readonly executions: Record<string, number>;
 }
 
 export interface ObserveInput {
   readonly scenario: Scenario;
   readonly probe: PipelineProbe;
   readonly log: ConsumerLog;
-  /** SQS messageId (the ledger key) -> label. */
+  /** Ledger key -> label (the key is the SQS messageId, or the label itself with `messageKey: 'id'`). */
   readonly labels: ReadonlyMap<string, string>;
+  /** Label -> the SQS messageId it was sent as (the consumer logs records by it). */
+  readonly sent: ReadonlyMap<string, string>;
   /** The outside system's requests per message label. */
   readonly outside: Readonly<Record<string, number>>;
 }
@@ -78,6 +105,9 @@ export async function observe(input: ObserveInput): Promise<Observed> {
   const quarantinedKeys = new Set(records.map((record) => record.messageKey));
   const healthy = healthyMessages(input, items);
   const calls = maxCalls(healthy.map((message) => message.calls));
+  const operations = wantsOperations(input.scenario)
+    ? await operationsFigures(input.probe, entries, records)
+    : undefined;
   return {
     attemptsStarted: sum(entries.map(({ item }) => item.attempts)),
     completed: entries.filter(({ item }) => item.state === 'completed').length,
@@ -101,14 +131,47 @@ export async function observe(input: ObserveInput): Promise<Observed> {
     })),
     messages: keys.map((key) => {
       const item = items.get(key);
+      const id = labels.get(key) as string;
       return {
-        id: labels.get(key) as string,
-        messageId: key,
+        id,
+        messageId: input.sent.get(id) ?? key,
         state: item?.state ?? 'never started',
         attempts: item?.attempts ?? 0,
         charged: item?.charged ?? 0,
       };
     }),
+    ...(operations === undefined ? {} : { operations }),
+  };
+}
+
+const OPERATIONS_FIGURES = ['charged', 'pauses', 'quarantineStatuses', 'replays', 'executions'] as const;
+
+function wantsOperations(scenario: Scenario): boolean {
+  const { expected } = scenario;
+  const names = (totals: ExpectedTotals | undefined) =>
+    OPERATIONS_FIGURES.some((figure) => totals?.[figure] !== undefined);
+  return (
+    scenario.outage !== undefined ||
+    scenario.operator !== undefined ||
+    names(expected) ||
+    names(expected.afterOperator)
+  );
+}
+
+async function operationsFigures(
+  probe: PipelineProbe,
+  entries: readonly { readonly id: string; readonly item: LedgerEntry }[],
+  records: readonly { readonly status: string }[],
+): Promise<OperationsFigures> {
+  const executions = await probe.executions();
+  return {
+    charged: sum(entries.map(({ item }) => item.charged)),
+    pauses: executions.filter((execution) => execution.name.startsWith('pause-')).length,
+    quarantineStatuses: countBy(records.map((record) => record.status)),
+    replays: Object.fromEntries(
+      entries.filter(({ item }) => item.generation > 0).map(({ id, item }) => [id, item.generation]),
+    ),
+    executions: countBy(executions.map((execution) => execution.status)),
   };
 }
 
@@ -121,7 +184,7 @@ function healthyMessages(input: ObserveInput, items: ReadonlyMap<string, LedgerE
   const byLabel = new Map(input.scenario.messages.map((message) => [message.id, message]));
   return [...input.labels].flatMap(([key, id]) => {
     const message = byLabel.get(id);
-    const lines = input.log.recordsOf(key);
+    const lines = input.log.recordsOf(input.sent.get(id) ?? key);
     const healthy =
       message !== undefined &&
       plainFirstAttempt(message) &&

@@ -3,6 +3,8 @@
  * they exist (the operator's read path), so the figures come from the ledger, the quarantine and
  * the queue themselves, never from what the consumer says about them.
  */
+import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
@@ -22,12 +24,33 @@ export interface QueueDepth extends SqsDepth {
   readonly total: number;
 }
 
+/** An execution of the operations state machine: `pause-<epoch>` or `ou-<quarantine id>`. */
+export interface ExecutionView {
+  readonly name: string;
+  readonly status: string;
+}
+
+/**
+ * The breaker item's state and the times the consumer and the state machine wrote on it, in epoch
+ * milliseconds. `halfOpenAt` exists only while the breaker is half-open.
+ */
+export interface BreakerView {
+  readonly state: string;
+  readonly epoch?: number;
+  readonly openedAt?: number;
+  readonly disabledAt?: number;
+  readonly halfOpenAt?: number;
+  readonly closedAt?: number;
+}
+
 export class PipelineProbe {
   readonly ledger: AttemptLedger;
   readonly quarantine: QuarantineRecords;
   readonly control: ControlState;
   private readonly queueUrl: string;
   private readonly queue: SourceQueue;
+  private readonly controlTable: string;
+  private readonly stateMachineArn: string;
 
   constructor(private readonly pipeline: LocalPipeline) {
     const { clients } = pipeline;
@@ -38,7 +61,9 @@ export class PipelineProbe {
       pipeline.env(ENV.quarantineBucket),
       pipeline.env(ENV.quarantineTable),
     );
-    this.control = new ControlState(clients.dynamodb, pipeline.env(ENV.controlTable));
+    this.controlTable = pipeline.env(ENV.controlTable);
+    this.control = new ControlState(clients.dynamodb, this.controlTable);
+    this.stateMachineArn = pipeline.env(ENV.stateMachineArn);
     this.queueUrl = pipeline.env(ENV.sourceQueueUrl);
     this.queue = new SourceQueue(clients.sqs, this.queueUrl);
   }
@@ -107,6 +132,58 @@ export class PipelineProbe {
   controlSnapshot(): Promise<ControlSnapshot> {
     return this.control.snapshot();
   }
+
+  /** Every execution of the operations state machine, whatever its status. */
+  async executions(): Promise<ExecutionView[]> {
+    const views: ExecutionView[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await this.pipeline.clients.sfn.send(
+        new ListExecutionsCommand({ stateMachineArn: this.stateMachineArn, nextToken }),
+      );
+      for (const execution of page.executions ?? []) {
+        views.push({ name: execution.name ?? '', status: execution.status ?? 'unknown' });
+      }
+      nextToken = page.nextToken;
+    } while (nextToken !== undefined);
+    return views;
+  }
+
+  /** The breaker item (`undefined`: it never tripped). Read raw: the adapter's view keeps no times. */
+  async breaker(): Promise<BreakerView | undefined> {
+    const { Item: item } = await this.pipeline.clients.dynamodb.send(
+      new GetItemCommand({
+        TableName: this.controlTable,
+        Key: { pk: { S: 'breaker' }, sk: { S: 'state' } },
+        ConsistentRead: true,
+        // Never the task token a stopped breaker may hold.
+        ProjectionExpression: '#state, #epoch, openedAt, disabledAt, halfOpenAt, closedAt',
+        ExpressionAttributeNames: { '#state': 'state', '#epoch': 'epoch' },
+      }),
+    );
+    if (item === undefined) return undefined;
+    const times = Object.fromEntries(
+      (['openedAt', 'disabledAt', 'halfOpenAt', 'closedAt'] as const).flatMap((name) => {
+        const value = epochMs(item[name]);
+        return value === undefined ? [] : [[name, value]];
+      }),
+    );
+    return {
+      state: item.state?.S ?? 'unknown',
+      ...(item.epoch?.N === undefined ? {} : { epoch: Number(item.epoch.N) }),
+      ...times,
+    };
+  }
+}
+
+/** A number as the tables keep it: epoch milliseconds (N) or ISO-8601 (S). */
+function epochMs(value: AttributeValue | undefined): number | undefined {
+  if (value?.N !== undefined) return Number(value.N);
+  if (value?.S !== undefined) {
+    const parsed = Date.parse(value.S);
+    return Number.isFinite(parsed) ? parsed : undefined;
+  }
+  return undefined;
 }
 
 export function isTerminal(item: LedgerEntry | undefined): boolean {

@@ -3,6 +3,9 @@
  * observed and a mark; for a program (`--json`), one JSON document.
  */
 import { type Check, judge, showCounts, type Verdict } from './judge';
+import type { Observed } from './observe';
+import { showCommand } from './operator';
+import type { OutageTimeline } from './outage';
 import type { ScenarioRun } from './run-scenario';
 import type { Scenario } from './scenario';
 
@@ -28,14 +31,38 @@ export function textReport(results: readonly ScenarioResult[], wallMs: number): 
 
 function runBlock({ run, verdict }: Extract<ScenarioResult, { kind: 'ran' }>): string {
   const { scenario, observed } = run;
+  const main = verdict.checks.filter(
+    (check) => check.section === undefined && !verdict.floor.includes(check),
+  );
+  const operatorSettled = run.afterOperator
+    ? `; the operator's answer settled ${seconds(run.afterOperator.runMs)} after it was given`
+    : '';
   const lines = [
     `${verdict.pass ? 'PASS' : 'FAIL'}  scenario "${scenario.name}"  (pipeline up in ${seconds(run.startupMs)}, ` +
-      `settled ${seconds(run.runMs)} after the first send)`,
+      `settled ${seconds(run.runMs)} after the first send${operatorSettled})`,
     `  ${describeSetup(scenario)}`,
+    ...describeOperations(scenario).map((line) => `  ${line}`),
     '',
-    `  ${pad('', 7)}${pad('figure', 37)}${pad('expected', 22)}observed`,
-    ...verdict.checks.filter((check) => !verdict.floor.includes(check)).map(checkLine),
+    ...(scenario.operator ? ["  before the operator's answer:"] : []),
+    tableHeader(),
+    ...main.map(checkLine),
     '',
+    ...stateLines(observed),
+    '',
+    ...(observed.timeline ? [...timelineLines(observed.timeline), ''] : []),
+    ...(scenario.operator ? [...operatorLines(observed, verdict), ''] : []),
+    ...(scenario.notes ? [...scenario.notes.map((note) => `  note: ${note}`), ''] : []),
+    ...floorLines(run, verdict),
+  ];
+  return lines.join('\n');
+}
+
+function tableHeader(): string {
+  return `  ${pad('', 7)}${pad('figure', 37)}${pad('expected', 22)}observed`;
+}
+
+function stateLines(observed: Observed): string[] {
+  return [
     `  messages:     ${observed.messages.map((message) => `${message.id} ${message.state} (${plural(message.attempts, 'attempt')}, ${message.charged} charged)`).join('; ')}`,
     `  quarantine:   ${
       observed.quarantine.length === 0
@@ -48,10 +75,55 @@ function runBlock({ run, verdict }: Extract<ScenarioResult, { kind: 'ran' }>): s
             .join('; ')
     }`,
     `  external requests per message: ${showCounts(observed.externalRequests)}`,
-    '',
-    ...floorLines(run, verdict),
   ];
-  return lines.join('\n');
+}
+
+const TIMELINE_ROWS: readonly [keyof OutageTimeline, string][] = [
+  ['outageStart', 'outage starts: the outside system answers 503'],
+  ['firstFailure', 'first failure (failure event, control table)'],
+  ['outageDetected', 'outage detected (consumer log)'],
+  ['breakerTripped', 'breaker tripped, pause started (consumer log)'],
+  ['mappingDisabled', "mapping Disabled (the runner's reading)"],
+  ['dependencyBack', 'outside system back: answers 200'],
+  ['halfOpen', 'half-open: the probe (breaker item halfOpenAt)'],
+  ['resumed', 'resumed: mapping restored, breaker closed (closedAt)'],
+  ['allCompleted', 'all completed (latest completion, ledger)'],
+];
+
+/** The steps in the order they happened (a step not seen last), then the durations that matter. */
+function timelineLines(timeline: OutageTimeline): string[] {
+  const rows = TIMELINE_ROWS.map(([step, label]) => ({ label, at: timeline[step] }));
+  const seen = rows.filter((row) => row.at !== null).sort((a, b) => (a.at as number) - (b.at as number));
+  const unseen = rows.filter((row) => row.at === null);
+  const span = (from: number | null, to: number | null) =>
+    from === null || to === null ? 'n/a' : `${to - from} ms`;
+  return [
+    '  pause/resume timeline (ms from the outage start):',
+    ...seen.map((row) => `    ${pad(row.label, 56)}${`+${row.at}`.padStart(8)} ms`),
+    ...unseen.map((row) => `    ${pad(row.label, 56)}${'not seen'.padStart(11)}`),
+    `    outage detection -> mapping Disabled: ${timeline.detectionToDisabledMs === null ? 'n/a' : `${timeline.detectionToDisabledMs} ms`}; ` +
+      `paused (mapping Disabled -> half-open): ${span(timeline.mappingDisabled, timeline.halfOpen)}; ` +
+      `half-open -> resumed: ${span(timeline.halfOpen, timeline.resumed)}`,
+  ];
+}
+
+/** What the operator ran, what the CLI printed (never a task token), and the figures afterwards. */
+function operatorLines(observed: Observed, verdict: Verdict): string[] {
+  const lines = ['  operator (the CLI in-process: runCli from cli/run.ts):'];
+  for (const run of observed.operator ?? []) {
+    if (run.command.length === 0) {
+      lines.push(`  pq verify for ${run.step.verify}: not run (${run.error ?? 'unknown'})`);
+      continue;
+    }
+    lines.push(`  $ pq ${showCommand(run.command)}`);
+    lines.push(...run.stdout.map((line) => `  | ${line}`), ...run.stderr.map((line) => `  ! ${line}`));
+    lines.push(`  [exit ${run.exitCode}]`);
+  }
+  lines.push(...verdict.checks.filter((check) => check.section === 'operator').map(checkLine));
+  lines.push('', "  after the operator's answer:", tableHeader());
+  lines.push(...verdict.checks.filter((check) => check.section === 'after the operator').map(checkLine));
+  if (observed.afterOperator) lines.push('', ...stateLines(observed.afterOperator));
+  return lines;
 }
 
 function floorLines(run: ScenarioRun, verdict: Verdict): string[] {
@@ -85,12 +157,47 @@ function describeSetup(scenario: Scenario): string {
   return (
     `${messages}; batch size ${scenario.batchSize}, ${scenario.inFlight} in flight per worker, ` +
     `${plural(scenario.environments, 'worker')}, limit ${scenario.limit}, consumer timeout ${scenario.consumerTimeoutSeconds} s ` +
-    `(visibility ${scenario.consumerTimeoutSeconds * 6} s)`
+    `(visibility ${scenario.consumerTimeoutSeconds * 6} s)` +
+    (scenario.messageKey === 'id' ? ', message key: the body\'s "id"' : '')
   );
 }
 
+/** The outage and the operator's steps, one line each; nothing for a scenario without them. */
+function describeOperations(scenario: Scenario): string[] {
+  const lines: string[] = [];
+  const { outage } = scenario;
+  if (outage !== undefined) {
+    const from =
+      outage.startAfterMs === 0
+        ? 'from the first send'
+        : `${seconds(outage.startAfterMs)} after the first send`;
+    const breaker = [
+      scenario.breakerCooldownSeconds === undefined
+        ? undefined
+        : `cool-down ${scenario.breakerCooldownSeconds} s`,
+      scenario.breakerProbeWindowSeconds === undefined
+        ? undefined
+        : `probe window ${scenario.breakerProbeWindowSeconds} s`,
+    ].filter((part) => part !== undefined);
+    lines.push(
+      `outage: the outside system answers 503 ${from} for ${seconds(outage.durationMs)}, then 200` +
+        (breaker.length > 0 ? `; breaker ${breaker.join(', ')}` : ''),
+    );
+  }
+  for (const step of scenario.operator ?? []) {
+    lines.push(
+      `operator: once ${step.verify} awaits an operator, pq verify <its record> --${step.decision} --reason ${JSON.stringify(step.reason)}`,
+    );
+  }
+  return lines;
+}
+
 function checkLine(check: Check): string {
-  return `  ${pad(check.pass ? '[ok]' : '[FAIL]', 6)} ${pad(check.figure, 37)}${pad(check.expected, 22)}${check.observed}`;
+  const start = `  ${pad(check.pass ? '[ok]' : '[FAIL]', 6)} ${pad(check.figure, 37)}`;
+  // An expected figure too long for its column: the observed one goes under its own column.
+  if (check.expected.length >= 22)
+    return `${start}${check.expected}\n${' '.repeat(start.length + 22)}${check.observed}`;
+  return `${start}${pad(check.expected, 22)}${check.observed}`;
 }
 
 /** The `--json` document: exactly one object, `{ "scenarios": [...] }`. */
@@ -101,31 +208,64 @@ export function jsonReport(results: readonly ScenarioResult[], wallMs: number): 
       return { name, expected, observed: null, pass: false, error: result.error };
     }
     const { run, verdict } = result;
-    const { observed } = run;
+    const { observed, scenario } = run;
     return {
-      name: run.scenario.name,
-      expected: run.scenario.expected,
+      name: scenario.name,
+      ...(scenario.outage ? { outage: scenario.outage } : {}),
+      ...(scenario.operator ? { operator: scenario.operator } : {}),
+      expected: scenario.expected,
       observed: {
-        attemptsStarted: observed.attemptsStarted,
-        completed: observed.completed,
-        quarantined: observed.quarantined,
-        leftInQueue: observed.leftInQueue,
-        quarantineReasons: observed.quarantineReasons,
-        externalRequests: observed.externalRequests,
-        callsPerHealthyMessage: observed.callsPerHealthyMessage,
-        roundTripsBeforeWork: observed.roundTripsBeforeWork,
-        healthyMessages: observed.healthyMessages,
-        completedWithoutPerson: observed.completedWithoutPerson,
-        quarantine: observed.quarantine,
-        messages: observed.messages,
+        ...observedJson(observed),
+        ...(observed.timeline ? { timeline: observed.timeline } : {}),
+        ...(observed.operator
+          ? {
+              operator: observed.operator.map((step) => ({
+                verify: step.step.verify,
+                decision: step.step.decision,
+                quarantineId: step.quarantineId,
+                command: step.command.length === 0 ? null : `pq ${showCommand(step.command)}`,
+                exitCode: step.exitCode,
+                stdout: step.stdout,
+                stderr: step.stderr,
+                tokenInOutput: step.tokenInOutput,
+                ...(step.replayedAs === undefined ? {} : { replayedAs: step.replayedAs }),
+                ...(step.error === undefined ? {} : { error: step.error }),
+              })),
+            }
+          : {}),
+        ...(observed.afterOperator ? { afterOperator: observedJson(observed.afterOperator) } : {}),
       },
       pass: verdict.pass,
       settled: run.settlement.settled,
+      ...(run.afterOperator ? { settledAfterOperator: run.afterOperator.settlement.settled } : {}),
       checks: verdict.checks,
-      timings: { startupMs: run.startupMs, runMs: run.runMs },
+      timings: {
+        startupMs: run.startupMs,
+        runMs: run.runMs,
+        ...(run.afterOperator ? { afterOperatorMs: run.afterOperator.runMs } : {}),
+      },
     };
   });
   return `${JSON.stringify({ scenarios, pass: results.every(passed), wallMs }, null, 2)}\n`;
+}
+
+/** The figures of one look at the pipeline, in the order the seed's report has always had them. */
+function observedJson(observed: Observed) {
+  return {
+    attemptsStarted: observed.attemptsStarted,
+    completed: observed.completed,
+    quarantined: observed.quarantined,
+    leftInQueue: observed.leftInQueue,
+    quarantineReasons: observed.quarantineReasons,
+    externalRequests: observed.externalRequests,
+    callsPerHealthyMessage: observed.callsPerHealthyMessage,
+    roundTripsBeforeWork: observed.roundTripsBeforeWork,
+    healthyMessages: observed.healthyMessages,
+    completedWithoutPerson: observed.completedWithoutPerson,
+    quarantine: observed.quarantine,
+    messages: observed.messages,
+    ...(observed.operations ?? {}),
+  };
 }
 
 function pad(text: string, width: number): string {

@@ -8,6 +8,8 @@ import { Duration } from 'aws-cdk-lib';
 import { type LocalPipeline, startLocalPipeline } from '../local-pipeline';
 import { type ConsumerLog, type Death, watchConsumerLog } from './consumer-log';
 import { type Observed, observe } from './observe';
+import { type OperatorRun, takeOperatorSteps } from './operator';
+import { OutagePlay } from './outage';
 import { isTerminal, PipelineProbe, type QueueDepth } from './pipeline-probe';
 import { type Scenario, settleTimeoutSeconds } from './scenario';
 
@@ -37,12 +39,16 @@ export interface ScenarioRun {
   readonly startupMs: number;
   /** Wall time from the first message sent until settled (or the timeout). */
   readonly runMs: number;
+  /** With operator steps: how their consequences settled, and the wall time from the first step. */
+  readonly afterOperator?: { readonly settlement: Settlement; readonly runMs: number };
 }
 
 /** Between two looks at the ledger and the queue while waiting. */
 const POLL_MS = 250;
 /** After the AWS state settled, how long to wait for the consumer's last log lines to arrive. */
 const LOG_GRACE_MS = 2_000;
+/** How long an operator step waits for its record to await an operator with a stored task token. */
+const OPERATOR_WAIT_MS = 60_000;
 
 /** A scenario's run, or why it could not run. */
 export type ScenarioOutcome =
@@ -115,35 +121,120 @@ async function play(
   throwIfAborted(options.signal);
   const progress = (line: string) => say(scenario, options, line);
   const probe = new PipelineProbe(pipeline);
+  /** Ledger key -> label. */
   const labels = new Map<string, string>();
-  const log = watchProgress(pipeline, probe, labels, progress);
+  /** Label -> the SQS messageId of its latest send (a replay is a new one). */
+  const sent = new Map<string, string>();
+  /** SQS messageId -> label, for the progress lines. */
+  const sqsLabels = new Map<string, string>();
+  const log = watchProgress(pipeline, probe, sqsLabels, progress);
+  const outage = scenario.outage && new OutagePlay(scenario.outage, pipeline, probe, progress);
   try {
+    outage?.beforeFirstSend();
     const sentAt = Date.now();
     for (const message of scenario.messages) {
       const body = JSON.stringify({ id: message.id, behaviour: message.behaviour, times: message.times });
-      labels.set(await probe.send(body), message.id);
+      const messageId = await probe.send(body);
+      sent.set(message.id, messageId);
+      sqsLabels.set(messageId, message.id);
+      labels.set(scenario.messageKey === 'id' ? message.id : messageId, message.id);
     }
     progress(`sent ${scenario.messages.length} messages`);
     const keys = [...labels.keys()];
-    const settlement = await waitUntilSettled(
-      probe,
-      keys,
-      labels,
-      settleTimeoutSeconds(scenario),
-      options.signal,
-    );
+    const logIdOf = (key: string) => sent.get(labels.get(key) ?? '') ?? key;
+    const timeoutSeconds = settleTimeoutSeconds(scenario);
+    const settlement = await waitUntilSettled(probe, keys, labels, timeoutSeconds, options.signal, {
+      pending: outage && (() => outagePending(outage, probe)),
+    });
     const runMs = Date.now() - sentAt;
     progress(
       settlement.settled
         ? `settled in ${seconds(runMs)}`
         : `NOT settled after ${settlement.timeoutSeconds} s`,
     );
-    await waitForLogLines(log, probe, keys);
-    const observed = await observe({ scenario, probe, log, labels, outside: pipeline.outside.counts() });
-    return { scenario, observed, settlement, startupMs, runMs };
+    await waitForLogLines(log, probe, keys, logIdOf);
+    const observeNow = () =>
+      observe({ scenario, probe, log, labels, sent, outside: pipeline.outside.counts() });
+    const observed = await observeNow();
+    const timeline = await outage?.timeline(log, keys);
+    const run: ScenarioRun = {
+      scenario,
+      observed: timeline === undefined ? observed : { ...observed, timeline },
+      settlement,
+      startupMs,
+      runMs,
+    };
+    if (scenario.operator === undefined) return run;
+
+    const operatorStarted = Date.now();
+    const runs = await takeOperatorSteps(scenario.operator, {
+      pipeline,
+      probe,
+      keyOf: (label) => (scenario.messageKey === 'id' ? label : (sent.get(label) ?? label)),
+      waitMs: OPERATOR_WAIT_MS,
+      say: progress,
+      aborted: () => options.signal?.aborted ?? false,
+    });
+    for (const { step, replayedAs } of runs) {
+      if (replayedAs === undefined) continue;
+      sent.set(step.verify, replayedAs);
+      sqsLabels.set(replayedAs, `${step.verify} (replay)`);
+    }
+    // A failed step leaves nothing to wait for: one look, no waiting out the whole timeout.
+    const answered = runs.every((operatorRun) => operatorRun.exitCode === 0);
+    const afterSettlement = await waitUntilSettled(
+      probe,
+      keys,
+      labels,
+      answered ? timeoutSeconds : 0,
+      options.signal,
+      { pending: () => decisionsPending(runs, probe) },
+    );
+    const afterMs = Date.now() - operatorStarted;
+    progress(
+      afterSettlement.settled
+        ? `settled after the operator in ${seconds(afterMs)}`
+        : `NOT settled after the operator (${afterSettlement.unsettled.join('; ')})`,
+    );
+    await waitForLogLines(log, probe, keys, logIdOf);
+    const afterOperator = await observeNow();
+    return {
+      ...run,
+      observed: { ...run.observed, operator: runs, afterOperator },
+      afterOperator: { settlement: afterSettlement, runMs: afterMs },
+    };
   } finally {
+    await outage?.stop();
     log.close();
   }
+}
+
+/** An outage scenario settles once the outage is over and no pause execution is still running. */
+async function outagePending(outage: OutagePlay, probe: PipelineProbe): Promise<string[]> {
+  const running = (await probe.executions()).filter(
+    (execution) => execution.name.startsWith('pause-') && execution.status === 'RUNNING',
+  );
+  return [
+    ...(outage.over() ? [] : ['the outage is still on']),
+    ...running.map((execution) => `${execution.name} still running`),
+  ];
+}
+
+/** The operator's answers have settled once no record still waits and their executions ended. */
+async function decisionsPending(runs: readonly OperatorRun[], probe: PipelineProbe): Promise<string[]> {
+  const executions = await probe.executions();
+  const pending = await Promise.all(
+    runs.map(async ({ step, quarantineId }) => {
+      if (quarantineId === null) return [];
+      const record = await probe.quarantine.get(quarantineId);
+      const execution = executions.find((candidate) => candidate.name === `ou-${quarantineId}`);
+      return [
+        ...(record?.status === 'awaiting-operator' ? [`${step.verify}: record still awaiting-operator`] : []),
+        ...(execution?.status === 'RUNNING' ? [`${step.verify}: ou-${quarantineId} still running`] : []),
+      ];
+    }),
+  );
+  return pending.flat();
 }
 
 function say(scenario: Scenario, options: RunOptions, line: string): void {
@@ -158,6 +249,13 @@ function pipelineProps(scenario: Scenario) {
     batchSize: scenario.batchSize,
     inProcessConcurrency: scenario.inFlight,
     ...(scenario.batchSize > 1 ? { maxBatchingWindow: Duration.seconds(1) } : {}),
+    ...(scenario.messageKey === 'id' ? { messageKeyPath: 'id' } : {}),
+    ...(scenario.breakerCooldownSeconds === undefined
+      ? {}
+      : { breakerCooldown: Duration.seconds(scenario.breakerCooldownSeconds) }),
+    ...(scenario.breakerProbeWindowSeconds === undefined
+      ? {}
+      : { breakerProbeWindow: Duration.seconds(scenario.breakerProbeWindowSeconds) }),
   };
 }
 
@@ -207,17 +305,23 @@ async function waitUntilSettled(
   labels: ReadonlyMap<string, string>,
   timeoutSeconds: number,
   signal: AbortSignal | undefined,
+  more: { readonly pending?: () => Promise<string[]> } = {},
 ): Promise<Settlement> {
   const deadline = Date.now() + timeoutSeconds * 1000;
   for (;;) {
     throwIfAborted(signal);
-    const [items, queue] = await Promise.all([probe.ledgerItems(keys), probe.queueDepth()]);
+    const [items, queue, pending] = await Promise.all([
+      probe.ledgerItems(keys),
+      probe.queueDepth(),
+      more.pending?.() ?? [],
+    ]);
     const unsettled = keys.flatMap((key) => {
       const item = items.get(key);
       return isTerminal(item)
         ? []
         : [`${labels.get(key)}: ${item ? `${item.state}, ${item.attempts} attempts` : 'never started'}`];
     });
+    unsettled.push(...pending);
     const settled = unsettled.length === 0 && queue.total === 0;
     if (settled || Date.now() >= deadline) return { settled, timeoutSeconds, unsettled, queue };
     await sleep(POLL_MS, signal);
@@ -229,13 +333,16 @@ async function waitForLogLines(
   log: ConsumerLog,
   probe: PipelineProbe,
   keys: readonly string[],
+  logIdOf: (key: string) => string,
 ): Promise<void> {
   const items = await probe.ledgerItems(keys);
   const deadline = Date.now() + LOG_GRACE_MS;
   const logged = () =>
     keys.every((key) => {
       const state = items.get(key)?.state;
-      return !isTerminal(items.get(key)) || log.recordsOf(key).some((line) => line.outcome.kind === state);
+      return (
+        !isTerminal(items.get(key)) || log.recordsOf(logIdOf(key)).some((line) => line.outcome.kind === state)
+      );
     });
   while (!logged() && Date.now() < deadline) await sleep(50);
 }

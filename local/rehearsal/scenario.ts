@@ -1,10 +1,13 @@
 /**
  * A rehearsal scenario is data: which messages to send (each says in its body what the demo
- * worker does with it, see lambdas/demo/worker.ts), how the pipeline is set up, and what must be
- * observed in the local AWS afterwards. `parseScenarios` checks a scenario file and names every
+ * worker does with it, see lambdas/demo/worker.ts), how the pipeline is set up, what happens
+ * around it (an outage of the outside system, an operator answering through `pq`), and what must
+ * be observed in the local AWS afterwards. `parseScenarios` checks a scenario file and names every
  * bad field at once, with the value given, so a typo in a scenario is loud.
  */
 
+import { DEFAULTS } from '../../contract/defaults';
+import type { VerifyDecision } from '../../lambdas/core/operator';
 import { QUARANTINE_REASONS } from '../../lambdas/core/types';
 import { BEHAVIOURS, type Behaviour } from '../../lambdas/demo/worker';
 
@@ -16,18 +19,67 @@ export interface ScenarioMessage {
   readonly times?: number;
 }
 
-export interface Expected {
-  readonly attemptsStarted: number;
+/**
+ * An exact figure, or a floor where the run's timing decides the exact number (during an outage,
+ * how many attempts fail before consumption pauses depends on how fast the pause lands).
+ */
+export type Count = number | { readonly atLeast: number };
+
+export interface ExpectedTotals {
+  readonly attemptsStarted: Count;
   readonly completed: number;
+  /** Quarantine records, whatever their status (a replayed record is kept). */
   readonly quarantined: number;
   readonly leftInQueue: number;
   /** Quarantine records per reason. */
   readonly quarantineReasons: Readonly<Record<string, number>>;
   /** Requests the outside system received per message label; a label not named must see none. */
-  readonly externalRequests: Readonly<Record<string, number>>;
+  readonly externalRequests: Readonly<Record<string, Count>>;
   /** Labels that must complete on their own: completed, no quarantine record, nobody asked. */
   readonly noHumanNeededFor?: readonly string[];
+  /** Charged attempts summed over every message (rules 2, 5); an outage charges none (rule 7). */
+  readonly charged?: number;
+  /** Pause executions (`pause-<epoch>`) the consumer started: one per outage (rule 7). */
+  readonly pauses?: number;
+  /** Quarantine records per status: open, awaiting-operator, resolved, replayed. */
+  readonly quarantineStatuses?: Readonly<Record<string, number>>;
+  /** Operator replays per message label (the ledger's generation: +1 per replay). */
+  readonly replays?: Readonly<Record<string, number>>;
+  /** Executions of the operations state machine per status: RUNNING, SUCCEEDED, FAILED... */
+  readonly executions?: Readonly<Record<string, number>>;
 }
+
+export interface Expected extends ExpectedTotals {
+  /** The figures once every operator step was taken and what it set off has settled. */
+  readonly afterOperator?: ExpectedTotals;
+}
+
+/**
+ * A shared dependency going down (rule 7): from `startAfterMs` after the first message is sent
+ * (0: before it), the outside system answers every request with HTTP 503 for `durationMs`, then
+ * 200 again.
+ */
+export interface Outage {
+  readonly startAfterMs: number;
+  readonly durationMs: number;
+}
+
+/**
+ * An operator's answer to an "outcome unknown" record (rule 8). Once the scenario has settled, the
+ * rehearsal waits until the record of message `verify` holds its execution's task token, then runs
+ * `pq verify <record id> --<decision> --reason <reason>` through the CLI in-process (cli/run.ts).
+ */
+export interface OperatorStep {
+  /** The label of a message quarantined as "outcome unknown". */
+  readonly verify: string;
+  readonly decision: VerifyDecision;
+  /** What the operator checked; it becomes the record's cause and goes into the audit. */
+  readonly reason: string;
+}
+
+export const DECISIONS: readonly VerifyDecision[] = ['done', 'not-done', 'discard'];
+export const MESSAGE_KEYS = ['messageId', 'id'] as const;
+export type MessageKey = (typeof MESSAGE_KEYS)[number];
 
 export interface Scenario {
   readonly name: string;
@@ -43,13 +95,36 @@ export interface Scenario {
   readonly consumerTimeoutSeconds: number;
   /** How long the scenario may take to settle. @default - see `settleTimeoutSeconds` */
   readonly timeoutSeconds?: number;
+  /**
+   * What identifies a message in the ledger: the SQS `messageId`, or the body's `"id"` (the
+   * construct's `messageKeyPath: 'id'`), which a replay keeps.
+   * @default 'messageId'
+   */
+  readonly messageKey?: MessageKey;
+  /** The breaker's first cool-down (construct prop `breakerCooldown`). @default 60 */
+  readonly breakerCooldownSeconds?: number;
+  /** How long a half-open probe runs (construct prop `breakerProbeWindow`). @default 30 */
+  readonly breakerProbeWindowSeconds?: number;
+  readonly outage?: Outage;
+  /** Operator answers, taken in order once the scenario has settled; needs `expected.afterOperator`. */
+  readonly operator?: readonly OperatorStep[];
+  /** Sentences printed under the scenario's figures: what a reader should know to judge them. */
+  readonly notes?: readonly string[];
   readonly expected: Expected;
 }
 
-/** Long enough for every message to use its whole budget, one visibility timeout per attempt, and more. */
+/**
+ * Long enough for every message to use its whole budget, one visibility timeout per attempt, and
+ * more; with an outage, also its end, a cool-down and a probe window twice over (one failed probe).
+ */
 export function settleTimeoutSeconds(scenario: Scenario): number {
   if (scenario.timeoutSeconds !== undefined) return scenario.timeoutSeconds;
-  return 30 + 6 * scenario.consumerTimeoutSeconds * (scenario.limit + 2);
+  const budget = 30 + 6 * scenario.consumerTimeoutSeconds * (scenario.limit + 2);
+  const { outage } = scenario;
+  if (outage === undefined) return budget;
+  const cooldown = scenario.breakerCooldownSeconds ?? DEFAULTS.breakerCooldownSeconds;
+  const probe = scenario.breakerProbeWindowSeconds ?? DEFAULTS.breakerProbeSeconds;
+  return budget + Math.ceil((outage.startAfterMs + outage.durationMs) / 1000) + 2 * (cooldown + probe);
 }
 
 export class ScenarioError extends Error {
@@ -68,9 +143,15 @@ const SCENARIO_FIELDS = [
   'environments',
   'consumerTimeoutSeconds',
   'timeoutSeconds',
+  'messageKey',
+  'breakerCooldownSeconds',
+  'breakerProbeWindowSeconds',
+  'outage',
+  'operator',
+  'notes',
   'expected',
 ];
-const EXPECTED_FIELDS = [
+const TOTALS_FIELDS = [
   'attemptsStarted',
   'completed',
   'quarantined',
@@ -78,8 +159,18 @@ const EXPECTED_FIELDS = [
   'quarantineReasons',
   'externalRequests',
   'noHumanNeededFor',
+  'charged',
+  'pauses',
+  'quarantineStatuses',
+  'replays',
+  'executions',
 ];
+const EXPECTED_FIELDS = [...TOTALS_FIELDS, 'afterOperator'];
 const MESSAGE_FIELDS = ['id', 'behaviour', 'times'];
+const OUTAGE_FIELDS = ['startAfterMs', 'durationMs'];
+const OPERATOR_FIELDS = ['verify', 'decision', 'reason'];
+const QUARANTINE_STATUSES = ['open', 'awaiting-operator', 'resolved', 'replayed'];
+const EXECUTION_STATUSES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'PENDING_REDRIVE'];
 
 /** A parsed scenario file: one scenario object or an array of them. Throws one ScenarioError naming every problem. */
 export function parseScenarios(input: unknown, source: string): Scenario[] {
@@ -118,9 +209,93 @@ function scenarioProblems(value: unknown, where: string): string[] {
   problems.push(...integer(value.consumerTimeoutSeconds, at('consumerTimeoutSeconds'), 1, 60));
   if (value.timeoutSeconds !== undefined)
     problems.push(...integer(value.timeoutSeconds, at('timeoutSeconds'), 5, 3600));
+  if (value.messageKey !== undefined && !MESSAGE_KEYS.some((key) => key === value.messageKey)) {
+    problems.push(
+      `${at('messageKey')} must be one of ${MESSAGE_KEYS.join(', ')} (given ${show(value.messageKey)})`,
+    );
+  }
+  if (value.breakerCooldownSeconds !== undefined)
+    problems.push(...integer(value.breakerCooldownSeconds, at('breakerCooldownSeconds'), 1, 3600));
+  if (value.breakerProbeWindowSeconds !== undefined)
+    problems.push(...integer(value.breakerProbeWindowSeconds, at('breakerProbeWindowSeconds'), 1, 3600));
+  if (value.outage !== undefined) problems.push(...outageProblems(value.outage, at('outage')));
+  if (value.notes !== undefined) problems.push(...notesProblems(value.notes, at('notes')));
   const labels = messageLabels(value.messages);
   problems.push(...messagesProblems(value.messages, at('messages')));
   problems.push(...expectedProblems(value.expected, at('expected'), labels));
+  problems.push(...operatorProblems(value, at, labels));
+  return problems;
+}
+
+function outageProblems(value: unknown, at: string): string[] {
+  if (!isObject(value)) return [`${at} must be an object {startAfterMs, durationMs} (given ${show(value)})`];
+  return [
+    ...unknownFields(value, OUTAGE_FIELDS, (field) => `${at}.${field}`),
+    ...integer(value.startAfterMs, `${at}.startAfterMs`, 0, 600_000),
+    ...integer(value.durationMs, `${at}.durationMs`, 1, 600_000),
+  ];
+}
+
+function notesProblems(value: unknown, at: string): string[] {
+  if (!Array.isArray(value)) return [`${at} must be an array of sentences (given ${show(value)})`];
+  return value.flatMap((note, index) =>
+    typeof note === 'string' && note.trim() !== ''
+      ? []
+      : [`${at}[${index}] must be a non-empty string (given ${show(note)})`],
+  );
+}
+
+/** Operator steps, and their link to `expected.afterOperator`: one without the other is a mistake. */
+function operatorProblems(
+  scenario: Record<string, unknown>,
+  at: (field: string) => string,
+  labels: ReadonlySet<string>,
+): string[] {
+  const steps = scenario.operator;
+  const after = isObject(scenario.expected) ? scenario.expected.afterOperator : undefined;
+  if (steps === undefined) {
+    return after === undefined
+      ? []
+      : [`${at('expected.afterOperator')} needs operator steps: give ${at('operator')} or drop it`];
+  }
+  if (!Array.isArray(steps) || steps.length === 0) {
+    return [
+      `${at('operator')} must be a non-empty array of {verify, decision, reason} (given ${show(steps)})`,
+    ];
+  }
+  const problems: string[] = [];
+  if (after === undefined) {
+    problems.push(
+      `${at('operator')} needs ${at('expected.afterOperator')}: the figures once the steps were taken`,
+    );
+  }
+  steps.forEach((step, index) => {
+    const here = `${at('operator')}[${index}]`;
+    if (!isObject(step)) {
+      problems.push(`${here} must be an object {verify, decision, reason} (given ${show(step)})`);
+      return;
+    }
+    problems.push(...unknownFields(step, OPERATOR_FIELDS, (field) => `${here}.${field}`));
+    if (typeof step.verify !== 'string' || !labels.has(step.verify)) {
+      problems.push(`${here}.verify names no message of this scenario (given ${show(step.verify)})`);
+    }
+    if (!DECISIONS.some((decision) => decision === step.decision)) {
+      problems.push(`${here}.decision must be one of ${DECISIONS.join(', ')} (given ${show(step.decision)})`);
+    } else if (step.decision === 'not-done' && scenario.messageKey !== 'id') {
+      // The replay is a new SQS message: keyed by its messageId, it gets a new ledger item (attempts
+      // from 1) while the original's fresh budget is never used and its item stays "ready".
+      problems.push(
+        `${here}.decision "not-done" replays the message as a new SQS message, which the ledger ` +
+          `ties to the original only by a key from the body: set ${at('messageKey')} to "id" ` +
+          `(given ${show(scenario.messageKey)})`,
+      );
+    }
+    if (typeof step.reason !== 'string' || step.reason.trim() === '' || step.reason.length > 500) {
+      problems.push(
+        `${here}.reason must be a non-empty string of at most 500 characters (given ${show(step.reason)})`,
+      );
+    }
+  });
   return problems;
 }
 
@@ -158,22 +333,47 @@ function messagesProblems(value: unknown, at: string): string[] {
 
 function expectedProblems(value: unknown, at: string, labels: ReadonlySet<string>): string[] {
   if (!isObject(value)) return [`${at} must be an object (given ${show(value)})`];
-  const problems = unknownFields(value, EXPECTED_FIELDS, (field) => `${at}.${field}`);
-  for (const figure of ['attemptsStarted', 'completed', 'quarantined', 'leftInQueue']) {
+  const problems = totalsProblems(value, at, labels, EXPECTED_FIELDS);
+  const after = value.afterOperator;
+  if (after === undefined) return problems;
+  if (!isObject(after)) return [...problems, `${at}.afterOperator must be an object (given ${show(after)})`];
+  return [...problems, ...totalsProblems(after, `${at}.afterOperator`, labels, TOTALS_FIELDS)];
+}
+
+function totalsProblems(
+  value: Record<string, unknown>,
+  at: string,
+  labels: ReadonlySet<string>,
+  fields: readonly string[],
+): string[] {
+  const problems = unknownFields(value, fields, (field) => `${at}.${field}`);
+  problems.push(...count(value.attemptsStarted, `${at}.attemptsStarted`));
+  for (const figure of ['completed', 'quarantined', 'leftInQueue']) {
     problems.push(...integer(value[figure], `${at}.${figure}`, 0, 100_000));
   }
+  for (const figure of ['charged', 'pauses']) {
+    if (value[figure] !== undefined) problems.push(...integer(value[figure], `${at}.${figure}`, 0, 100_000));
+  }
+  const isLabel = (label: string) => (labels.has(label) ? undefined : 'names no message of this scenario');
+  const oneOf = (known: readonly string[], what: string) => (key: string) =>
+    known.includes(key) ? undefined : `is not ${what} (known: ${known.join(', ')})`;
   problems.push(
-    ...countsProblems(value.quarantineReasons, `${at}.quarantineReasons`, (reason) =>
-      QUARANTINE_REASONS.some((known) => known === reason)
-        ? undefined
-        : `is not a quarantine reason (known: ${QUARANTINE_REASONS.join(', ')})`,
+    ...countsProblems(
+      value.quarantineReasons,
+      `${at}.quarantineReasons`,
+      oneOf(QUARANTINE_REASONS, 'a quarantine reason'),
     ),
   );
-  problems.push(
-    ...countsProblems(value.externalRequests, `${at}.externalRequests`, (label) =>
-      labels.has(label) ? undefined : 'names no message of this scenario',
-    ),
-  );
+  problems.push(...countsProblems(value.externalRequests, `${at}.externalRequests`, isLabel, count));
+  const optionalCounts = [
+    ['quarantineStatuses', oneOf(QUARANTINE_STATUSES, 'a quarantine status')],
+    ['replays', isLabel],
+    ['executions', oneOf(EXECUTION_STATUSES, 'an execution status')],
+  ] as const;
+  for (const [figure, badKey] of optionalCounts) {
+    if (value[figure] !== undefined)
+      problems.push(...countsProblems(value[figure], `${at}.${figure}`, badKey));
+  }
   const noHuman = value.noHumanNeededFor;
   if (noHuman !== undefined) {
     if (!Array.isArray(noHuman)) {
@@ -191,15 +391,33 @@ function expectedProblems(value: unknown, at: string, labels: ReadonlySet<string
   return problems;
 }
 
-function countsProblems(value: unknown, at: string, badKey: (key: string) => string | undefined): string[] {
+function countsProblems(
+  value: unknown,
+  at: string,
+  badKey: (key: string) => string | undefined,
+  checkCount: (value: unknown, at: string) => string[] = (given, where) => integer(given, where, 0, 100_000),
+): string[] {
   if (!isObject(value)) return [`${at} must be an object of counts, e.g. {} (given ${show(value)})`];
   const problems: string[] = [];
-  for (const [key, count] of Object.entries(value)) {
+  for (const [key, given] of Object.entries(value)) {
     const why = badKey(key);
     if (why) problems.push(`${at}.${key} ${why}`);
-    problems.push(...integer(count, `${at}.${key}`, 0, 100_000));
+    problems.push(...checkCount(given, `${at}.${key}`));
   }
   return problems;
+}
+
+/** A whole number, or `{"atLeast": n}`. */
+function count(value: unknown, at: string): string[] {
+  if (isObject(value)) {
+    return [
+      ...unknownFields(value, ['atLeast'], (field) => `${at}.${field}`),
+      ...integer(value.atLeast, `${at}.atLeast`, 0, 100_000),
+    ];
+  }
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 100_000
+    ? []
+    : [`${at} must be a whole number from 0 to 100000 or {"atLeast": n} (given ${show(value)})`];
 }
 
 function messageLabels(value: unknown): ReadonlySet<string> {
