@@ -67,6 +67,7 @@ export async function replayRecord(
       messageAttributes,
       ...(record.messageGroupId === undefined ? {} : { messageGroupId: record.messageGroupId }),
       replayOf: id,
+      messageKey: record.messageKey,
     });
     receipt = { id, messageId: sent.messageId, generation: ledger.generation };
   } catch (error) {

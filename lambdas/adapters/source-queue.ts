@@ -2,6 +2,7 @@
  * The source queue: backoff through the visibility timeout (rule 9), an operator's replay
  * (rule 4) and the queue depth for status reports.
  */
+
 import {
   ChangeMessageVisibilityCommand,
   GetQueueAttributesCommand,
@@ -10,6 +11,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { SQS_MAX_VISIBILITY_SECONDS } from '../core/types';
 import { describeSdkError, SourceQueueError } from './errors';
 
@@ -21,8 +23,7 @@ import { describeSdkError, SourceQueueError } from './errors';
  */
 export const MAX_DELAY_SECONDS = SQS_MAX_VISIBILITY_SECONDS - 20 * 60;
 
-/** The message attribute that marks a replay; its value is the quarantine id replayed. */
-export const REPLAY_OF_ATTRIBUTE = 'pq-replay-of';
+export { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE };
 
 /** A message attribute as the Lambda SQS event (and so the quarantine envelope) holds it. */
 export interface RecordedMessageAttribute {
@@ -40,6 +41,8 @@ export interface ReplayInput {
   readonly messageGroupId?: string;
   /** The quarantine id replayed; also the FIFO deduplication id, so a repeated replay is one message. */
   readonly replayOf: string;
+  /** The original's message key: the replay is worked on under it (its ledger item, reset). */
+  readonly messageKey: string;
 }
 
 export interface QueueDepth {
@@ -71,15 +74,18 @@ export class SourceQueue {
   }
 
   /**
-   * Sends the quarantined message again, marked with `pq-replay-of`. SQS allows 10 message
-   * attributes: a message that had 10 already cannot be marked and the send is refused.
+   * Sends the quarantined message again, marked with `pq-replay-of` and `pq-message-key`. SQS
+   * allows 10 message attributes: a message that had 9 or 10 already cannot be marked and the
+   * send is refused.
    */
   async replay(input: ReplayInput): Promise<{ readonly messageId: string }> {
     const attributes: Record<string, MessageAttributeValue> = {};
     for (const [name, value] of Object.entries(input.messageAttributes)) {
-      if (name !== REPLAY_OF_ATTRIBUTE) attributes[name] = toSdkAttribute(value);
+      if (name !== REPLAY_OF_ATTRIBUTE && name !== MESSAGE_KEY_ATTRIBUTE)
+        attributes[name] = toSdkAttribute(value);
     }
     attributes[REPLAY_OF_ATTRIBUTE] = { DataType: 'String', StringValue: input.replayOf };
+    attributes[MESSAGE_KEY_ATTRIBUTE] = { DataType: 'String', StringValue: input.messageKey };
     const fifo =
       input.messageGroupId === undefined
         ? {}

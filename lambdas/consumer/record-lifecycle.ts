@@ -4,6 +4,7 @@
  * decides. Every decision is the core's; this file only carries them out.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
 import { isPoisonSuspect } from '../core/breaker';
 import { classifyWith } from '../core/classify';
 import { decideDelivery, failureEventForMessage } from '../core/delivery';
@@ -72,7 +73,8 @@ export async function processRecord(
 }
 
 function keyOf(deps: ConsumerDeps, record: SQSRecord): string {
-  const result = messageKey(record, deps.config.messageKeyPath);
+  const replayOfKey = record.messageAttributes[MESSAGE_KEY_ATTRIBUTE]?.stringValue;
+  const result = messageKey({ ...record, replayOfKey }, deps.config.messageKeyPath);
   if (result.ok) return result.key;
   // Bad input never loses a message: fall back to the messageId and say why.
   deps.logger.warn('message key not found; using the messageId', {

@@ -15,9 +15,17 @@ const MAX_KEY_BYTES = 2048;
 
 /** Reasons name the path and the problem, never the body's content (bodies are not logged). */
 export function messageKey(
-  record: { readonly messageId: string; readonly body: string },
+  record: {
+    readonly messageId: string;
+    readonly body: string;
+    /** The original's key on an operator's replay (a new SQS message with a new messageId). */
+    readonly replayOfKey?: string;
+  },
   keyPath?: string,
 ): MessageKeyResult {
+  if (record.replayOfKey !== undefined && record.replayOfKey !== '') {
+    return { ok: true, key: record.replayOfKey };
+  }
   if (keyPath === undefined) {
     return { ok: true, key: record.messageId };
   }

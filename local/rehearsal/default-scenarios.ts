@@ -131,7 +131,6 @@ export const SEED_VARIANT_VERIFIED: Scenario = {
   ],
   ...ONE_AT_A_TIME,
   consumerTimeoutSeconds: 2,
-  messageKey: 'id',
   operator: [
     {
       verify: 'M3',
@@ -143,8 +142,8 @@ export const SEED_VARIANT_VERIFIED: Scenario = {
     'the replay is M3\'s attempt 2, past its "times": 1, so the demo worker plainly succeeds without ' +
       'calling the outside system (lambdas/demo/worker.ts): the outside system still saw exactly 1 ' +
       'request for M3 after the replay. A replay whose work calls it again would make that 2.',
-    'the message key is the body\'s "id" (messageKeyPath), so the replay lands on M3\'s own ledger ' +
-      'item: with the default key (the SQS messageId) a replay is a new message with a new ledger item.',
+    "the replay is a new SQS message carrying M3's key (pq-message-key), so it lands on M3's own " +
+      'ledger item: one history, a fresh budget (generation 1).',
   ],
   expected: {
     attemptsStarted: 5,

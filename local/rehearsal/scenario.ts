@@ -97,7 +97,7 @@ export interface Scenario {
   readonly timeoutSeconds?: number;
   /**
    * What identifies a message in the ledger: the SQS `messageId`, or the body's `"id"` (the
-   * construct's `messageKeyPath: 'id'`), which a replay keeps.
+   * construct's `messageKeyPath: 'id'`). Either way a replay keeps the original's key.
    * @default 'messageId'
    */
   readonly messageKey?: MessageKey;
@@ -281,14 +281,6 @@ function operatorProblems(
     }
     if (!DECISIONS.some((decision) => decision === step.decision)) {
       problems.push(`${here}.decision must be one of ${DECISIONS.join(', ')} (given ${show(step.decision)})`);
-    } else if (step.decision === 'not-done' && scenario.messageKey !== 'id') {
-      // The replay is a new SQS message: keyed by its messageId, it gets a new ledger item (attempts
-      // from 1) while the original's fresh budget is never used and its item stays "ready".
-      problems.push(
-        `${here}.decision "not-done" replays the message as a new SQS message, which the ledger ` +
-          `ties to the original only by a key from the body: set ${at('messageKey')} to "id" ` +
-          `(given ${show(scenario.messageKey)})`,
-      );
     }
     if (typeof step.reason !== 'string' || step.reason.trim() === '' || step.reason.length > 500) {
       problems.push(

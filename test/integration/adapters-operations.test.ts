@@ -30,7 +30,7 @@ import {
   QuarantineWriter,
   quarantineObjectKeys,
 } from '../../lambdas/adapters/quarantine-writer';
-import { REPLAY_OF_ATTRIBUTE, SourceQueue } from '../../lambdas/adapters/source-queue';
+import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE, SourceQueue } from '../../lambdas/adapters/source-queue';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 let pipeline: AdapterPipeline;
@@ -296,7 +296,7 @@ describe('SourceQueue', () => {
     return Messages ?? [];
   }
 
-  it('replays into the deployed source queue: the body exactly, its attributes and pq-replay-of', async () => {
+  it('replays into the deployed source queue: the body exactly, its attributes, pq-replay-of and pq-message-key', async () => {
     const body = 'Grüße 😀 {"not": json';
     const source = new SourceQueue(pipeline.clients.sqs, pipeline.names.sourceQueueUrl);
 
@@ -307,8 +307,10 @@ describe('SourceQueue', () => {
         amount: { dataType: 'Number', stringValue: '12.5' },
         blob: { dataType: 'Binary', binaryValue: Buffer.from([0, 1, 254, 255]).toString('base64') },
         [REPLAY_OF_ATTRIBUTE]: { dataType: 'String', stringValue: 'q-older' },
+        [MESSAGE_KEY_ATTRIBUTE]: { dataType: 'String', stringValue: 'older-key' },
       },
       replayOf: 'q-0123456789abcdef-g0-a3',
+      messageKey: 'order-17',
     });
 
     const [message] = await receive(pipeline.names.sourceQueueUrl);
@@ -318,6 +320,7 @@ describe('SourceQueue', () => {
       amount: { DataType: 'Number', StringValue: '12.5' },
       blob: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 254, 255]) },
       [REPLAY_OF_ATTRIBUTE]: { DataType: 'String', StringValue: 'q-0123456789abcdef-g0-a3' },
+      [MESSAGE_KEY_ATTRIBUTE]: { DataType: 'String', StringValue: 'order-17' },
     });
   });
 
@@ -334,6 +337,7 @@ describe('SourceQueue', () => {
       messageAttributes: {},
       messageGroupId: 'g-1',
       replayOf: 'q-fifo-g0-a3',
+      messageKey: 'fifo-key',
     };
 
     await fifo.replay(replay);

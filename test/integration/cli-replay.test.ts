@@ -49,6 +49,8 @@ describe('cause, then replay', () => {
     expect(others).toStrictEqual([]);
     expect(message?.Body).toBe(body);
     expect(replayOf(message as Message)).toBe(seeded.id);
+    // The consumer works on the replay under the original's key: its ledger item, reset.
+    expect(message?.MessageAttributes?.['pq-message-key']?.StringValue).toBe(seeded.messageKey);
     expect(message?.MessageAttributes?.tenant).toMatchObject({ DataType: 'String', StringValue: 'acme' });
     expect(Buffer.from(message?.MessageAttributes?.blob?.BinaryValue ?? []).toJSON().data).toStrictEqual([
       1, 2, 255,

@@ -49,13 +49,6 @@ describe('scenario fields for outages and operators', () => {
     expect(message).toContain('operator[0].reason must be a non-empty string');
   });
 
-  it('refuses a not-done replay the ledger could not follow (the SQS messageId as the key)', () => {
-    const { messageKey: _key, ...scenario } = base();
-    expect(problems(scenario)).toContain(
-      'operator[0].decision "not-done" replays the message as a new SQS message',
-    );
-  });
-
   it('wants operator steps and their expected figures together', () => {
     const { operator: _steps, ...withoutSteps } = base();
     expect(problems(withoutSteps)).toContain('expected.afterOperator needs operator steps');

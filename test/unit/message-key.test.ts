@@ -4,6 +4,18 @@ import { type MessageKeyResult, messageKey } from '../../lambdas/core/message-ke
 
 const messageId = '059f36b4-87a3-44ab-83d2-661975830a7d';
 
+describe('messageKey of an operator replay', () => {
+  it.each<[string, string | undefined, string | undefined, string]>([
+    ['the original key wins over the new messageId', 'order-17', undefined, 'order-17'],
+    ['the original key wins over the key path', 'order-17', 'order.id', 'order-17'],
+    ['an empty original key is ignored', '', undefined, messageId],
+    ['no replay: the messageId', undefined, undefined, messageId],
+  ])('%s', (_name, replayOfKey, keyPath, expected) => {
+    const result = messageKey({ messageId, body: '{"order":{"id":"other"}}', replayOfKey }, keyPath);
+    expect(result).toStrictEqual({ ok: true, key: expected });
+  });
+});
+
 describe('messageKey', () => {
   it.each<[string, string, string | undefined, MessageKeyResult]>([
     ['no key path: the messageId', 'not even JSON', undefined, { ok: true, key: messageId }],
