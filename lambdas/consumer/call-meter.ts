@@ -12,18 +12,16 @@ export interface CallCounts {
   s3: number;
   sqs: number;
   sfn: number;
-  other: number;
 }
 
 const DYNAMODB_READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand']);
 
-export const emptyCounts = (): CallCounts => ({
+const emptyCounts = (): CallCounts => ({
   dynamodbWrites: 0,
   dynamodbReads: 0,
   s3: 0,
   sqs: 0,
   sfn: 0,
-  other: 0,
 });
 
 export class CallMeter {

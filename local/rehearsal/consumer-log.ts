@@ -9,7 +9,7 @@ import type { CallCounts } from '../../lambdas/consumer/call-meter';
 import type { RecordOutcome } from '../../lambdas/consumer/record-lifecycle';
 import type { EventSourceRunner } from '../runner';
 
-export type MeasuredCalls = Omit<CallCounts, 'other'> & { readonly other?: number };
+export type MeasuredCalls = CallCounts;
 
 export interface RecordLine {
   readonly messageId: string;

@@ -11,8 +11,8 @@ import type { OutageTimeline } from './outage';
 import type { PipelineProbe } from './pipeline-probe';
 import type { ExpectedTotals, Scenario, ScenarioMessage } from './scenario';
 
-/** The calls the floor is about (the call meter's `other` is not one of them). */
-export type HealthyCalls = Pick<MeasuredCalls, 'dynamodbWrites' | 'dynamodbReads' | 's3' | 'sqs' | 'sfn'>;
+/** The calls a healthy message made, as the consumer's call meter counts them. */
+export type HealthyCalls = MeasuredCalls;
 
 export interface MessageState {
   readonly id: string;
