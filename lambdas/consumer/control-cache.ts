@@ -2,13 +2,14 @@
  * The breaker and isolation state, read once per `controlCacheSeconds` per execution
  * environment (one BatchGetItem), never per message.
  */
-import type { ControlSnapshot, ControlState } from '../adapters/control-state';
+import type { ControlSnapshot } from '../adapters/control-state';
+import type { ControlPort } from './ports';
 
 export class ControlCache {
   private cached?: { readonly at: number; readonly snapshot: ControlSnapshot };
 
   constructor(
-    private readonly control: ControlState,
+    private readonly control: ControlPort,
     private readonly ttlMs: number,
     private readonly now: () => Date,
   ) {}

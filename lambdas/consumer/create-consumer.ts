@@ -16,6 +16,7 @@ import { handleBatch } from './batch';
 import { CallMeter } from './call-meter';
 import { ControlCache } from './control-cache';
 import type { ConsumerDeps } from './deps';
+import type { ConsumerPorts } from './ports';
 import { ShareWindow } from './share-window';
 import type { ProcessorModule } from './types';
 
@@ -27,6 +28,12 @@ export interface ConsumerOptions {
   readonly env: Environment;
   readonly clientOptions?: ClientOptions;
   readonly logger?: Logger;
+  /**
+   * Wraps the AWS adapters before the consumer uses them. Only the local runner sets it, to
+   * inject named faults (local/runner); a deployed handler never does.
+   * @default - the adapters as they are
+   */
+  readonly wrapPorts?: (ports: ConsumerPorts) => ConsumerPorts;
 }
 
 export function createConsumer(options: ConsumerOptions): SqsHandler {
@@ -39,9 +46,7 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
   meter.attach('sqs', clients.sqs);
   meter.attach('sfn', clients.sfn);
   const functionName = options.env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
-  const deps: ConsumerDeps = {
-    config,
-    processor: options.processor,
+  const adapters: ConsumerPorts = {
     ledger: new AttemptLedger(clients.dynamodb, config.attemptsTable),
     control: new ControlState(clients.dynamodb, config.controlTable),
     quarantine: new QuarantineWriter(
@@ -52,13 +57,23 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
     ),
     operations: new Operations(clients.sfn, config.stateMachineArn),
     queue: new SourceQueue(clients.sqs, config.sourceQueueUrl),
+  };
+  return consumerHandler({
+    config,
+    processor: options.processor,
+    ...(options.wrapPorts ? options.wrapPorts(adapters) : adapters),
     logger: options.logger ?? new Logger({ serviceName: 'poison-quarantine' }),
     meter,
     envId: `${functionName}:${randomUUID()}`,
     now: () => new Date(),
     newId: randomUUID,
     random: Math.random,
-  };
+  });
+}
+
+/** The handler over ready-made dependencies: one execution environment's state lives here. */
+export function consumerHandler(deps: ConsumerDeps): SqsHandler {
+  const { config } = deps;
   const state = {
     cache: new ControlCache(deps.control, config.controlCacheSeconds * 1000, deps.now),
     shares: new ShareWindow(config.policy),

@@ -1,0 +1,100 @@
+/**
+ * What the consumer's orchestration needs from the outside world, as interfaces. The AWS
+ * adapters (lambdas/adapters) implement them against DynamoDB, S3, Step Functions and SQS; an
+ * in-memory world with the same semantics (test/campaign/world) implements them for fast tests
+ * and the fault campaign, so both drive the very same handleBatch/processRecord.
+ *
+ * The adapters implement them structurally: create-consumer.ts assigns them to `ConsumerPorts`,
+ * so the compiler checks every signature without the adapters importing this file (no cycle).
+ *
+ * Every method either does what it says or throws (an AdapterError for an AWS failure); none
+ * returns a silent partial result.
+ */
+import type {
+  LedgerEntry,
+  QuarantineMark,
+  RestartInput,
+  StartInput,
+  StartResult,
+} from '../adapters/attempt-ledger';
+import type { ControlSnapshot } from '../adapters/control-state';
+import type { PauseInput, StartOutcome } from '../adapters/operations';
+import type { NewQuarantineRecord } from '../adapters/quarantine-writer';
+import type { ActiveTrial, IsolationTrial } from '../core/isolation';
+import type { FailureEvent } from '../core/outage';
+import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../core/types';
+
+/** The attempts table: one conditional write per transition of a message's ledger item. */
+export interface LedgerPort {
+  start(input: StartInput): Promise<StartResult>;
+  restartAfterCrash(input: RestartInput): Promise<StartResult>;
+  recordStage(key: string, attemptId: string, stage: string): Promise<LedgerEntry>;
+  recordExternal(key: string, attemptId: string, external: ExternalRecord): Promise<LedgerEntry>;
+  complete(key: string, attemptId: string, now: Date): Promise<LedgerEntry>;
+  recordFailure(
+    key: string,
+    attemptId: string,
+    failure: { readonly counters: FailureCounters; readonly lastError?: ErrorEvidence; readonly now: Date },
+  ): Promise<LedgerEntry>;
+  markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry>;
+  inFlightKeysOf(envId: string): Promise<string[]>;
+}
+
+/** The control table: breaker, isolation trial, failure window and crash counts. */
+export interface ControlPort {
+  snapshot(): Promise<ControlSnapshot>;
+  recordFailureEvent(event: {
+    readonly key: string;
+    readonly kind: 'transient' | 'crash';
+    readonly at: Date;
+    readonly eventId: string;
+    readonly expiresAt: number;
+  }): Promise<void>;
+  failuresSince(since: Date): Promise<FailureEvent[]>;
+  crashInFlight(envId: string, countIfFirst: () => Promise<number>, expiresAt: number): Promise<number>;
+  tripBreaker(trip: {
+    readonly reason: string;
+    readonly now: Date;
+    readonly stop: boolean;
+  }): Promise<{ readonly tripped: boolean; readonly epoch: number }>;
+  recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }>;
+  startIsolation(start: {
+    readonly now: Date;
+    readonly messages: number;
+    readonly reason?: string;
+  }): Promise<ActiveTrial>;
+  isolationMessagePassed(): Promise<IsolationTrial>;
+}
+
+/** The quarantine's write side: content to S3, records to the quarantine table, create-only. */
+export interface QuarantineStorePort {
+  putContent(
+    id: string,
+    content: { readonly body: string; readonly envelope: object },
+  ): Promise<{ readonly bodyKey: string; readonly envelopeKey: string; readonly bodyBytes: number }>;
+  putRecord(record: NewQuarantineRecord): Promise<{ readonly created: boolean }>;
+  openRecordsAtLeast(limit: number): Promise<boolean>;
+}
+
+/** The operations state machine: executions with deterministic names. */
+export interface OperationsPort {
+  startOutcomeUnknown(input: {
+    readonly quarantineId: string;
+    readonly messageKey: string;
+  }): Promise<StartOutcome>;
+  startPause(input: PauseInput): Promise<StartOutcome>;
+}
+
+/** The source queue, as the consumer touches it: visibility changes only. */
+export interface SourceQueuePort {
+  delay(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+/** Every port the consumer uses, as one bundle (a fault injector wraps them all at once). */
+export interface ConsumerPorts {
+  readonly ledger: LedgerPort;
+  readonly control: ControlPort;
+  readonly quarantine: QuarantineStorePort;
+  readonly operations: OperationsPort;
+  readonly queue: SourceQueuePort;
+}
