@@ -1,0 +1,38 @@
+/**
+ * Plays the event source mapping over the world until the queue is empty (or `maxPolls` polls):
+ * one environment at a time, a fresh one after a crash (a cold start), time jumping to the next
+ * message's visibility when nothing is visible. Breaker and pause are not played here: a test
+ * that needs them drives `World.deliver` itself.
+ */
+import type { World } from './world';
+
+export interface DriveOptions {
+  readonly batchSize?: number;
+  readonly maxPolls?: number;
+}
+
+export interface DriveReport {
+  readonly polls: number;
+  readonly crashes: number;
+  readonly functionErrors: number;
+}
+
+export async function drive(world: World, options: DriveOptions = {}): Promise<DriveReport> {
+  const maxPolls = options.maxPolls ?? 200;
+  let env = world.environment();
+  let crashes = 0;
+  let functionErrors = 0;
+  let polls = 0;
+  while (polls < maxPolls && world.queue.messages.size > 0) {
+    const next = world.queue.nextVisibleAt();
+    if (next !== undefined) world.clock.advanceTo(next);
+    polls += 1;
+    const result = await world.deliver(env, options.batchSize ?? 1);
+    if (result.kind === 'crashed') {
+      crashes += 1;
+      env = world.environment();
+    }
+    if (result.kind === 'function-error') functionErrors += 1;
+  }
+  return { polls, crashes, functionErrors };
+}

@@ -1,0 +1,111 @@
+/**
+ * The control table in memory, with the conditions of lambdas/adapters/control-state.ts: one
+ * breaker item tripped by a conditional write (one winner per epoch), probe counters only while
+ * half-open, the isolation trial's count-down, failure events and first-discoverer crash counts.
+ */
+import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
+import type { ControlPort } from '../../lambdas/consumer/ports';
+import type { BreakerRecord } from '../../lambdas/core/breaker';
+import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../../lambdas/core/isolation';
+import type { FailureEvent } from '../../lambdas/core/outage';
+
+export interface StoredBreaker {
+  readonly record: BreakerRecord;
+  readonly probeSuccesses: number;
+  readonly probeFailures: number;
+}
+
+export class MemoryControl implements ControlPort {
+  breaker: StoredBreaker | undefined;
+  isolation: IsolationTrial | undefined;
+  replayFrozen = false;
+  readonly failures: (FailureEvent & { readonly kind: string })[] = [];
+  readonly crashes = new Map<string, number>();
+
+  constructor(private readonly firstCooldownSeconds: number) {}
+
+  async snapshot(): Promise<ControlSnapshot> {
+    return {
+      breaker: this.breaker && structuredClone(this.breaker.record),
+      isolation: this.isolation && structuredClone(this.isolation),
+      replayFrozen: this.replayFrozen,
+    };
+  }
+
+  async recordFailureEvent(event: {
+    readonly key: string;
+    readonly kind: 'transient' | 'crash';
+    readonly at: Date;
+  }): Promise<void> {
+    this.failures.push({ key: event.key, kind: event.kind, at: event.at.getTime() });
+  }
+
+  async failuresSince(since: Date): Promise<FailureEvent[]> {
+    return this.failures.filter((event) => event.at >= since.getTime()).map(({ key, at }) => ({ key, at }));
+  }
+
+  async crashInFlight(envId: string, countIfFirst: () => Promise<number>): Promise<number> {
+    const counted = await countIfFirst();
+    const fixed = this.crashes.get(envId);
+    if (fixed !== undefined) return fixed;
+    this.crashes.set(envId, counted);
+    return counted;
+  }
+
+  async tripBreaker(trip: {
+    readonly reason: string;
+    readonly now: Date;
+    readonly stop: boolean;
+  }): Promise<{ readonly tripped: boolean; readonly epoch: number }> {
+    const current = this.breaker?.record;
+    const admits =
+      current === undefined || current.state === 'closed' || (trip.stop && current.stop === false);
+    if (!admits) return { tripped: false, epoch: current.epoch };
+    const epoch = (current?.epoch ?? 0) + 1;
+    this.breaker = {
+      record: {
+        state: 'open',
+        reason: trip.reason,
+        epoch,
+        openedAt: trip.now.getTime(),
+        cooldownSeconds: current?.cooldownSeconds ?? this.firstCooldownSeconds,
+        stop: trip.stop,
+      },
+      probeSuccesses: this.breaker?.probeSuccesses ?? 0,
+      probeFailures: this.breaker?.probeFailures ?? 0,
+    };
+    return { tripped: true, epoch };
+  }
+
+  async recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }> {
+    const breaker = this.breaker;
+    if (breaker?.record.state !== 'half-open') return { counted: false };
+    this.breaker =
+      result === 'success'
+        ? { ...breaker, probeSuccesses: breaker.probeSuccesses + 1 }
+        : { ...breaker, probeFailures: breaker.probeFailures + 1 };
+    return { counted: true };
+  }
+
+  async startIsolation(start: {
+    readonly now: Date;
+    readonly messages: number;
+    readonly reason?: string;
+  }): Promise<ActiveTrial> {
+    const trial: ActiveTrial = {
+      active: true,
+      remaining: start.messages,
+      startedAt: start.now.getTime(),
+      reason: start.reason ?? 'unattributable-crash',
+    };
+    this.isolation = trial;
+    return trial;
+  }
+
+  async isolationMessagePassed(): Promise<IsolationTrial> {
+    const trial = this.isolation;
+    if (trial === undefined || !trial.active) return NO_TRIAL;
+    this.isolation = trial.remaining > 1 ? { ...trial, remaining: trial.remaining - 1 } : NO_TRIAL;
+    return this.isolation;
+  }
+}

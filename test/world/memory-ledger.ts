@@ -1,0 +1,236 @@
+/**
+ * The attempts table in memory, with the conditions of lambdas/adapters/attempt-ledger.ts
+ * applied as DynamoDB applies them: each write checks its condition against the committed item
+ * and changes it in one step (per-item atomicity), returns ALL_NEW on success and the item as it
+ * was (ALL_OLD) on a refusal. test/integration/ports-contract.test.ts runs the same cases against
+ * this class and the real adapter over the local AWS.
+ */
+import type {
+  LedgerEntry,
+  QuarantineMark,
+  RestartInput,
+  StartInput,
+  StartResult,
+} from '../../lambdas/adapters/attempt-ledger';
+import {
+  LedgerStateMismatchError,
+  LedgerUnavailableError,
+  StaleAttemptError,
+} from '../../lambdas/adapters/errors';
+import type { LedgerPort } from '../../lambdas/consumer/ports';
+import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../../lambdas/core/types';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type Stored = Mutable<LedgerEntry> & { expiresAt?: number };
+
+export class MemoryLedger implements LedgerPort {
+  private readonly items = new Map<string, Stored>();
+
+  /** The item as a strongly consistent read sees it. */
+  get(key: string): LedgerEntry | undefined {
+    const item = this.items.get(key);
+    return item && copy(item);
+  }
+
+  all(): LedgerEntry[] {
+    return [...this.items.values()].map(copy);
+  }
+
+  async start(input: StartInput): Promise<StartResult> {
+    const current = this.items.get(input.key);
+    if (current !== undefined && !(current.state === 'ready' && admits(current, input))) {
+      return { started: false, previous: copy(current) };
+    }
+    const next: Stored = {
+      key: input.key,
+      charged: 0,
+      transientFailures: 0,
+      unknownFailures: 0,
+      generation: 0,
+      ...current,
+      ...begin(input, current),
+      attempts: (current?.attempts ?? 0) + 1,
+    };
+    delete next.external;
+    this.items.set(input.key, next);
+    return { started: true, item: copy(next) };
+  }
+
+  async restartAfterCrash(input: RestartInput): Promise<StartResult> {
+    const current = this.items.get(input.key);
+    if (current === undefined) {
+      throw new LedgerUnavailableError(
+        `restartAfterCrash for key ${JSON.stringify(input.key)}: condition failed on no item`,
+      );
+    }
+    if (current.state !== 'in-flight' || current.attemptId !== input.previousAttemptId) {
+      return { started: false, previous: copy(current) };
+    }
+    const next: Stored = {
+      ...current,
+      ...begin(input, current),
+      attempts: current.attempts + 1,
+      charged: current.charged + input.charge,
+    };
+    delete next.external;
+    this.items.set(input.key, next);
+    return { started: true, item: copy(next) };
+  }
+
+  async recordStage(key: string, attemptId: string, stage: string): Promise<LedgerEntry> {
+    return this.whileInFlight('recordStage', key, attemptId, (item) => {
+      item.stage = stage;
+    });
+  }
+
+  async recordExternal(key: string, attemptId: string, external: ExternalRecord): Promise<LedgerEntry> {
+    return this.whileInFlight('recordExternal', key, attemptId, (item) => {
+      item.external = { ...external };
+    });
+  }
+
+  async complete(key: string, attemptId: string, now: Date): Promise<LedgerEntry> {
+    return this.whileInFlight(
+      'complete',
+      key,
+      attemptId,
+      (item) => {
+        item.state = 'completed';
+        item.lastEndedAt = now.toISOString();
+        delete item.envId;
+      },
+      (current) => current.state === 'completed' && current.attemptId === attemptId,
+    );
+  }
+
+  async recordFailure(
+    key: string,
+    attemptId: string,
+    failure: { readonly counters: FailureCounters; readonly lastError?: ErrorEvidence; readonly now: Date },
+  ): Promise<LedgerEntry> {
+    return this.whileInFlight(
+      'recordFailure',
+      key,
+      attemptId,
+      (item) => {
+        item.state = 'ready';
+        item.charged = failure.counters.charged;
+        item.transientFailures = failure.counters.transientFailures;
+        item.unknownFailures = failure.counters.unknownFailures;
+        item.lastEndedAt = failure.now.toISOString();
+        if (failure.lastError) item.lastError = { ...failure.lastError };
+        delete item.envId;
+      },
+      (current) => current.state === 'ready' && current.attemptId === attemptId,
+    );
+  }
+
+  async markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry> {
+    const current = this.items.get(key);
+    const open = current?.state === 'in-flight' || current?.state === 'ready';
+    if (
+      current !== undefined &&
+      open &&
+      (mark.attemptId === undefined || current.attemptId === mark.attemptId)
+    ) {
+      current.state = 'quarantined';
+      current.quarantineId = mark.quarantineId;
+      current.lastEndedAt = mark.now.toISOString();
+      current.charged += mark.charge ?? 0;
+      delete current.envId;
+      delete current.expiresAt;
+      return copy(current);
+    }
+    if (current?.state === 'quarantined' && current.quarantineId === mark.quarantineId) return copy(current);
+    const message = `markQuarantined refused for key ${JSON.stringify(key)}: ${describe(current)}`;
+    const previous = current && copy(current);
+    throw mark.attemptId === undefined
+      ? new LedgerStateMismatchError(message, previous)
+      : new StaleAttemptError(message, previous);
+  }
+
+  async inFlightKeysOf(envId: string): Promise<string[]> {
+    return [...this.items.values()].filter((item) => item.envId === envId).map((item) => item.key);
+  }
+
+  /** Operator side, before a replay: a fresh budget (as AttemptLedger.resetForReplay). */
+  async resetForReplay(
+    key: string,
+    reset: { readonly expectedState: 'quarantined'; readonly quarantineId?: string; readonly now: Date },
+  ): Promise<LedgerEntry> {
+    const current = this.items.get(key);
+    const matches =
+      current?.state === 'quarantined' &&
+      (reset.quarantineId === undefined || current.quarantineId === reset.quarantineId);
+    if (current === undefined || !matches) {
+      throw new LedgerStateMismatchError(
+        `resetForReplay refused for key ${JSON.stringify(key)}: found ${describe(current)}`,
+        current && copy(current),
+      );
+    }
+    Object.assign(current, {
+      state: 'ready',
+      charged: 0,
+      transientFailures: 0,
+      unknownFailures: 0,
+      replayedAt: reset.now.toISOString(),
+      generation: current.generation + 1,
+    });
+    delete current.external;
+    delete current.quarantineId;
+    delete current.envId;
+    return copy(current);
+  }
+
+  private whileInFlight(
+    operation: string,
+    key: string,
+    attemptId: string,
+    change: (item: Stored) => void,
+    alreadyDone: (current: LedgerEntry) => boolean = () => false,
+  ): LedgerEntry {
+    const current = this.items.get(key);
+    if (current?.state === 'in-flight' && current.attemptId === attemptId) {
+      change(current);
+      return copy(current);
+    }
+    if (current !== undefined && alreadyDone(current)) return copy(current);
+    throw new StaleAttemptError(
+      `${operation} refused for key ${JSON.stringify(key)}: attempt ${attemptId} is not in flight (${describe(current)})`,
+      current && copy(current),
+    );
+  }
+}
+
+/** Whether a `ready` item admits another start (the start write's condition beyond the state). */
+function admits(_current: Stored, _input: StartInput): boolean {
+  return true;
+}
+
+function begin(
+  input: StartInput,
+  current: Stored | undefined,
+): Pick<
+  Stored,
+  'state' | 'attemptId' | 'envId' | 'messageId' | 'stage' | 'lastAttemptAt' | 'firstAttemptAt' | 'expiresAt'
+> {
+  return {
+    state: 'in-flight',
+    attemptId: input.attemptId,
+    envId: input.envId,
+    messageId: input.messageId,
+    stage: 'started',
+    lastAttemptAt: input.now.toISOString(),
+    firstAttemptAt: current?.firstAttemptAt ?? input.now.toISOString(),
+    expiresAt: input.expiresAt,
+  };
+}
+
+function copy(item: Stored): LedgerEntry {
+  const { expiresAt: _ttl, ...entry } = structuredClone(item);
+  return entry;
+}
+
+function describe(item: LedgerEntry | undefined): string {
+  return item === undefined ? 'no item' : `state ${item.state}, attempt ${item.attemptId}`;
+}

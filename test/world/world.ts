@@ -1,0 +1,212 @@
+/**
+ * The consumer's whole world in memory: the ports with the real services' semantics, virtual
+ * time, execution environments that can die at any await point, and the event source mapping's
+ * rules for a batch (a function error or a crash returns the whole batch; a normal return
+ * deletes everything but `batchItemFailures`). The consumer under test is the real one
+ * (`consumerHandler`), so what passes here passes the code that runs in Lambda.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { CallMeter } from '../../lambdas/consumer/call-meter';
+import { consumerHandler } from '../../lambdas/consumer/create-consumer';
+import type { ConsumerPorts } from '../../lambdas/consumer/ports';
+import type { ProcessorModule } from '../../lambdas/consumer/types';
+import { type ConsumerConfig, parseConfig } from '../../lambdas/core/config';
+import type { FaultKind } from '../../local/faults/fault-points';
+import { type FaultCall, withFaults } from '../../local/faults/inject';
+import { Clock } from './clock';
+import { MemoryControl } from './memory-control';
+import { MemoryLedger } from './memory-ledger';
+import { MemoryOperations } from './memory-operations';
+import { MemoryQuarantine } from './memory-quarantine';
+import { MemoryQueue } from './memory-queue';
+
+export const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:source';
+
+/** The consumer's environment variables for the world (contract/env.ts names), overridable. */
+export function worldEnvironment(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    PQ_ATTEMPTS_TABLE: 'attempts',
+    PQ_QUARANTINE_TABLE: 'quarantine',
+    PQ_QUARANTINE_BUCKET: 'quarantine-bucket',
+    PQ_CONTROL_TABLE: 'control',
+    PQ_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:ops',
+    PQ_SOURCE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/source',
+    PQ_SOURCE_QUEUE_ARN: QUEUE_ARN,
+    PQ_FIFO: 'false',
+    PQ_CONSUMER_TIMEOUT_SECONDS: '30',
+    ...overrides,
+  };
+}
+
+export interface WorldOptions {
+  readonly env?: Record<string, string>;
+  /** The user's module, built per environment (a scripted one needs to know whom it can kill). */
+  readonly processorFor: (env: ExecutionEnvironment) => ProcessorModule;
+  /** SQS's native redrive to the backstop. @default 10 */
+  readonly maxReceiveCount?: number;
+  /** Faults by call; `crash` kinds kill the calling environment. @default - none */
+  readonly faultFor?: (call: FaultCall, env: ExecutionEnvironment) => FaultKind | undefined;
+  /** Uniform in [0, 1): backoff jitter and ids. @default Math.random */
+  readonly random?: () => number;
+}
+
+export type InvocationResult =
+  | { readonly kind: 'returned'; readonly failed: readonly string[] }
+  | { readonly kind: 'function-error'; readonly error: unknown }
+  | { readonly kind: 'crashed' };
+
+/** One execution environment: a consumer instance that can die at any await. */
+export class ExecutionEnvironment {
+  alive = true;
+  /** Epoch ms at which the current invocation times out. */
+  deadline = 0;
+  private readonly died: Promise<void>;
+  private kill!: () => void;
+
+  constructor(readonly id: string) {
+    this.died = new Promise<void>((resolve) => {
+      this.kill = resolve;
+    });
+  }
+
+  /** The worker dies: every pending and later await of this environment never settles. */
+  crash(): Promise<never> {
+    this.alive = false;
+    this.kill();
+    return new Promise<never>(() => undefined);
+  }
+
+  whenDead(): Promise<void> {
+    return this.died;
+  }
+}
+
+export class World {
+  readonly clock = new Clock();
+  readonly config: ConsumerConfig;
+  readonly ledger = new MemoryLedger();
+  readonly control: MemoryControl;
+  readonly quarantine = new MemoryQuarantine();
+  readonly operations = new MemoryOperations();
+  readonly queue: MemoryQueue;
+  readonly environments: ExecutionEnvironment[] = [];
+  private readonly random: () => number;
+  private ids = 0;
+
+  constructor(private readonly options: WorldOptions) {
+    this.config = parseConfig(worldEnvironment(options.env));
+    this.control = new MemoryControl(this.config.policy.breakerCooldownSeconds);
+    this.queue = new MemoryQueue(this.clock, options.maxReceiveCount ?? 10);
+    this.random = options.random ?? Math.random;
+  }
+
+  /** A new execution environment (a cold start) with its own consumer instance. */
+  environment(): ExecutionEnvironment & { readonly handle: Handle } {
+    const env = new ExecutionEnvironment(`env-${this.environments.length + 1}`);
+    this.environments.push(env);
+    const ports = this.portsFor(env);
+    const handler = consumerHandler({
+      ...ports,
+      config: this.config,
+      processor: this.options.processorFor(env),
+      logger: new Logger({ serviceName: 'world', logLevel: 'SILENT' }),
+      meter: new CallMeter(),
+      envId: env.id,
+      now: () => this.clock.date(),
+      newId: () => `id-${++this.ids}`,
+      random: this.random,
+    });
+    return Object.assign(env, { handle: handler as unknown as Handle });
+  }
+
+  /**
+   * The event source mapping's poll for one environment: receive up to `batchSize` messages,
+   * invoke, and apply the result as Lambda does. A crash or function error deletes nothing.
+   */
+  async deliver(
+    env: ExecutionEnvironment & { readonly handle: Handle },
+    batchSize = 10,
+  ): Promise<InvocationResult & { readonly records: readonly SQSRecord[] }> {
+    const visibility = this.config.policy.attemptTimeoutSeconds * 6;
+    const records = this.queue.receive(batchSize, visibility).map(toRecord);
+    if (records.length === 0) return { kind: 'returned', failed: [], records };
+    const result = await this.invoke(env, records);
+    if (result.kind === 'returned') {
+      const failed = new Set(result.failed);
+      for (const record of records)
+        if (!failed.has(record.messageId)) this.queue.delete(record.receiptHandle);
+    }
+    return { ...result, records };
+  }
+
+  /** One invocation; resolves as soon as the handler returns, throws, or the environment dies. */
+  async invoke(
+    env: ExecutionEnvironment & { readonly handle: Handle },
+    records: SQSRecord[],
+  ): Promise<InvocationResult> {
+    if (!env.alive) return { kind: 'crashed' };
+    env.deadline = this.clock.now() + this.config.policy.attemptTimeoutSeconds * 1000;
+    const context = { getRemainingTimeInMillis: () => Math.max(0, env.deadline - this.clock.now()) };
+    const run = env.handle({ Records: records } as SQSEvent, context).then(
+      (response): InvocationResult => ({
+        kind: 'returned',
+        failed: response.batchItemFailures.map((failure) => failure.itemIdentifier),
+      }),
+      (error: unknown): InvocationResult => ({ kind: 'function-error', error }),
+    );
+    return Promise.race([run, env.whenDead().then((): InvocationResult => ({ kind: 'crashed' }))]);
+  }
+
+  /** The ports as one environment sees them: faults injected, and nothing answers the dead. */
+  private portsFor(env: ExecutionEnvironment): ConsumerPorts {
+    const shared: ConsumerPorts = {
+      ledger: this.ledger,
+      control: this.control,
+      quarantine: this.quarantine,
+      operations: this.operations,
+      queue: this.queue,
+    };
+    const faultFor = this.options.faultFor;
+    return withFaults(shared, {
+      faultFor: (call) => {
+        if (!env.alive) return 'crash';
+        return faultFor?.(call, env);
+      },
+      crash: () => env.crash(),
+    });
+  }
+}
+
+export type Handle = (
+  event: SQSEvent,
+  context: { getRemainingTimeInMillis(): number },
+) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+
+function toRecord(message: {
+  readonly messageId: string;
+  readonly body: string;
+  readonly receiveCount: number;
+  readonly sentAt: number;
+  readonly receiptHandle?: string;
+  readonly messageAttributes: Readonly<
+    Record<string, { readonly dataType: string; readonly stringValue?: string }>
+  >;
+}): SQSRecord {
+  return {
+    messageId: message.messageId,
+    receiptHandle: message.receiptHandle ?? '',
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: String(message.receiveCount),
+      SentTimestamp: String(message.sentAt),
+      SenderId: 'world',
+      ApproximateFirstReceiveTimestamp: String(message.sentAt),
+    },
+    messageAttributes: message.messageAttributes as SQSRecord['messageAttributes'],
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: QUEUE_ARN,
+    awsRegion: 'us-east-1',
+  };
+}
