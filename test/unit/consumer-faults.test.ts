@@ -1,0 +1,276 @@
+/**
+ * The consumer's promises under faults (issue 7's defects), each driven through the real
+ * consumer over the in-memory world: a fault at a named port call or a crash at an unusual
+ * point must never repeat a keyless external call, charge work that succeeded, stop the queue
+ * for good, or drop a message.
+ */
+import { describe, expect, it } from 'vitest';
+import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
+import { drive } from '../world/drive';
+import { testWorld } from '../world/scenario';
+
+const charge = { do: 'external', name: 'charge', result: 'ok' } as const;
+
+describe('rule 8 holds whatever the attempt does after a keyless call', () => {
+  it('given a keyless charge, then a keyed call, then a crash, then the charge is never repeated', async () => {
+    // Prepare
+    const { world, outside } = testWorld({
+      scripts: {
+        M1: [[charge, { do: 'external', name: 'notify', idempotencyKey: 'n-1', result: 'ok' }, { do: 'crash' }]],
+      },
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(outside.count('id-M1', 'charge')).toBe(1);
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['outcome-unknown']);
+  });
+
+  it('given a keyless charge and then a call refused before sending, then the charge is not retried', async () => {
+    // Prepare
+    const { world, outside } = testWorld({
+      scripts: { M1: [[charge, { do: 'external', name: 'notify', result: 'refused' }]] },
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(outside.count('id-M1', 'charge')).toBe(1);
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['outcome-unknown']);
+  });
+
+  it('given the done write of a keyless call is throttled once, then it is retried and the message completes', async () => {
+    // Prepare
+    const { world, outside, fired } = testWorld({
+      scripts: { M1: [[charge]] },
+      faults: [{ at: 'ledger.recordExternal:done', error: 'throttle' }],
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(fired.get('ledger.recordExternal:done')).toBe(1);
+    expect(outside.count('id-M1', 'charge')).toBe(1);
+    expect(world.ledger.get('id-M1')?.state).toBe('completed');
+  });
+
+  it('given the done write of a keyless call keeps failing, then the call is not repeated: outcome unknown', async () => {
+    // Prepare
+    const { world, outside } = testWorld({
+      scripts: { M1: [[charge]] },
+      faults: [{ at: 'ledger.recordExternal:done', error: 'throttle', times: 20 }],
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(outside.count('id-M1', 'charge')).toBe(1);
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['outcome-unknown']);
+  });
+});
+
+describe('rule 7 sees our own and the outside system\'s outages', () => {
+  it('given the outside system hangs after every request, then consumption pauses and no further message is sent into it', async () => {
+    // Prepare
+    const labels = ['M1', 'M2', 'M3', 'M4', 'M5', 'M6'];
+    const { world, outside } = testWorld({
+      env: { PQ_IN_PROCESS_CONCURRENCY: '1' },
+      scripts: Object.fromEntries(
+        labels.map((label) => [label, [[{ do: 'external', name: 'charge', result: 'timeout' } as const]]]),
+      ),
+    });
+    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess: three failure events trip the breaker; the three sent wait for a person; no fourth is sent.
+    expect(world.control.breaker?.record.state).toBe('open');
+    expect([...world.operations.executions.keys()].filter((name) => name.startsWith('pause-'))).toHaveLength(1);
+    const reasons = [...world.quarantine.records.values()].map((record) => record.reason);
+    expect(reasons).toEqual(['outcome-unknown', 'outcome-unknown', 'outcome-unknown']);
+    const requests = labels.map((label) => outside.count(`id-${label}`, 'charge'));
+    expect(requests).toEqual([1, 1, 1, 0, 0, 0]);
+  });
+
+  it('given the attempts table refuses every start, then consumption pauses instead of cycling toward the backstop', async () => {
+    // Prepare
+    const labels = ['M1', 'M2', 'M3', 'M4'];
+    const { world } = testWorld({ faults: [{ at: 'ledger.start', error: 'throttle', times: 1000 }] });
+    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess
+    expect(world.control.breaker?.record.state).toBe('open');
+    expect([...world.operations.executions.keys()]).toEqual(['pause-1']);
+    expect(world.queue.messages.size).toBe(4);
+  });
+});
+
+describe('time and settle writes', () => {
+  it('given records that would outlast the invocation, then they are returned uncharged instead of timing out', async () => {
+    // Prepare: each message works 12 s of a 30 s invocation.
+    const work = [[{ do: 'work', ms: 12_000 } as const]];
+    const { world } = testWorld({
+      env: { PQ_IN_PROCESS_CONCURRENCY: '1' },
+      scripts: { M1: work, M2: work, M3: work },
+    });
+    for (const label of ['M1', 'M2', 'M3']) world.queue.send({ messageId: `id-${label}`, body: label });
+
+    // Act
+    const report = await drive(world, { batchSize: 10 });
+
+    // Assess
+    expect(report.crashes).toBe(0);
+    expect(world.ledger.all().map((item) => [item.key, item.state, item.charged])).toEqual([
+      ['id-M1', 'completed', 0],
+      ['id-M2', 'completed', 0],
+      ['id-M3', 'completed', 0],
+    ]);
+  });
+
+  it('given the completion write keeps failing, then the finished work is neither charged nor redone', async () => {
+    // Prepare
+    const { world, outside } = testWorld({
+      scripts: { M1: [[charge]] },
+      faults: [{ at: 'ledger.complete', error: 'server-error', times: 10 }],
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(outside.count('id-M1', 'charge')).toBe(1);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'completed', charged: 0, attempts: 1 });
+    expect(world.quarantine.records.size).toBe(0);
+  });
+});
+
+describe('rule 6: one crash is one restart of the trial', () => {
+  it('given a crash with four messages in flight, then their returns start the trial once and it ends', async () => {
+    // Prepare: trial of 4 messages; M1 dies while M2-M4 are in flight beside it.
+    const { world } = testWorld({
+      env: { PQ_IN_PROCESS_CONCURRENCY: '4', PQ_ISOLATION_TRIAL_MESSAGES: '4' },
+      scripts: {
+        M1: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'crash' }], []],
+        M2: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'stage', name: 'c' }]],
+        M3: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'stage', name: 'c' }]],
+        M4: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'stage', name: 'c' }]],
+      },
+    });
+    for (const label of ['M1', 'M2', 'M3', 'M4']) world.queue.send({ messageId: `id-${label}`, body: label });
+
+    // Act
+    await drive(world, { batchSize: 10 });
+
+    // Assess
+    expect([...world.control.crashes.values()]).toEqual([4]);
+    expect(world.ledger.all().every((item) => item.state === 'completed' && item.charged === 0)).toBe(true);
+    expect(world.control.isolation?.active).toBe(false);
+  });
+});
+
+describe('message keys from producers', () => {
+  it('given a producer sets pq-message-key to another message\'s key, then it is worked on under its own id', async () => {
+    // Prepare
+    const { world } = testWorld();
+    world.queue.send({ messageId: 'id-victim', body: 'V' });
+    await drive(world);
+    world.queue.send({
+      messageId: 'id-forger',
+      body: 'F',
+      messageAttributes: { [MESSAGE_KEY_ATTRIBUTE]: { dataType: 'String', stringValue: 'id-victim' } },
+    });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(world.ledger.get('id-forger')).toMatchObject({ state: 'completed', attempts: 1 });
+    expect(world.ledger.get('id-victim')).toMatchObject({ state: 'completed', attempts: 1 });
+  });
+
+  it('given a pq-message-key over 2048 bytes, then it is ignored and the message completes under its id', async () => {
+    // Prepare
+    const { world } = testWorld();
+    world.queue.send({
+      messageId: 'id-long',
+      body: 'L',
+      messageAttributes: { [MESSAGE_KEY_ATTRIBUTE]: { dataType: 'String', stringValue: 'k'.repeat(3000) } },
+    });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(world.ledger.get('id-long')).toMatchObject({ state: 'completed' });
+    expect(world.queue.backstop).toHaveLength(0);
+  });
+
+  it('given a corrected resend under a completed business key, then it is quarantined with its own bytes, not dropped', async () => {
+    // Prepare
+    const { world } = testWorld({ env: { PQ_MESSAGE_KEY_PATH: 'order.id' } });
+    world.queue.send({ messageId: 'id-1', body: '{"order":{"id":"o-1"},"amount":10}' });
+    await drive(world);
+    const corrected = '{"order":{"id":"o-1"},"amount":12}';
+    world.queue.send({ messageId: 'id-2', body: corrected });
+    world.queue.send({ messageId: 'id-3', body: '{"order":{"id":"o-1"},"amount":10}' });
+
+    // Act
+    await drive(world);
+
+    // Assess: the same content again is a duplicate; different content is kept for a person.
+    const records = [...world.quarantine.records.values()];
+    expect(records.map((record) => [record.reason, record.messageId])).toEqual([['key-collision', 'id-2']]);
+    expect(world.quarantine.body(records[0].id)?.toString('utf8')).toBe(corrected);
+    expect(world.queue.messages.size).toBe(0);
+  });
+
+  it('given two integer ids beyond 2^53 that differ, then they are two messages, not one', async () => {
+    // Prepare
+    const { world } = testWorld({ env: { PQ_MESSAGE_KEY_PATH: 'order.id' } });
+    world.queue.send({ messageId: 'id-1', body: '{"order":{"id":12345678901234567890}}' });
+    world.queue.send({ messageId: 'id-2', body: '{"order":{"id":12345678901234567891}}' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(world.ledger.all().filter((item) => item.state === 'completed')).toHaveLength(2);
+    expect(world.quarantine.records.size).toBe(0);
+  });
+});
+
+describe('rule 2 under a lowered limit', () => {
+  it('given a ready item already charged up to a lowered limit, then no further attempt starts', async () => {
+    // Prepare: one charged attempt ended in a retry; the limit is now 1.
+    const { world } = testWorld({ env: { PQ_ATTEMPT_LIMIT: '1' } });
+    const now = world.clock.date();
+    const begin = { key: 'id-M1', attemptId: 'a-1', envId: 'env-0', messageId: 'id-M1', now, expiresAt: 0 };
+    await world.ledger.start({ ...begin, attemptLimit: 3 });
+    await world.ledger.recordFailure('id-M1', 'a-1', {
+      counters: { charged: 1, transientFailures: 0, unknownFailures: 1 },
+      now,
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'quarantined', attempts: 1, charged: 1 });
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['crash-limit']);
+  });
+});
