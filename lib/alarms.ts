@@ -5,6 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 
 /** Namespace of the metrics poison-quarantine derives from its consumer's logs. */
@@ -19,6 +20,8 @@ export interface QuarantineAlarmsProps {
   readonly consumer: lambda.IFunction;
   readonly consumerLogGroup: logs.ILogGroup;
   readonly oldestMessageAge: Duration;
+  /** The operations state machine, whose executions carry the operator's waits and pauses. */
+  readonly operations: sfn.IStateMachine;
 }
 
 /** What an operator must hear about, each alarm sent to the topic. */
@@ -60,6 +63,30 @@ export class QuarantineAlarms extends Construct {
     );
     this.add('ConsumerErrors', 'The consumer function failed invocations (crashes, timeouts, stops).', {
       metric: props.consumer.metricErrors({ period: Duration.minutes(1) }),
+      threshold: 0,
+    });
+    this.addOperationsAlarms(props.operations);
+  }
+
+  /**
+   * No execution of the operations state machine ends this way in normal work: its waits escalate
+   * and wait again, and nothing stops them. One that does leaves a record without its decision or
+   * a pause without its resume. One alarm per metric: Step Functions publishes them only when they
+   * happen, and a sum of such series has no value where one of them has no data.
+   */
+  private addOperationsAlarms(operations: sfn.IStateMachine): void {
+    const period = Duration.minutes(1);
+    const lost = 'an operator wait or a pause may be lost: look at the execution (its history).';
+    this.add('OperationsFailed', `An operations execution failed: ${lost}`, {
+      metric: operations.metricFailed({ period }),
+      threshold: 0,
+    });
+    this.add('OperationsTimedOut', `An operations execution timed out: ${lost}`, {
+      metric: operations.metricTimedOut({ period }),
+      threshold: 0,
+    });
+    this.add('OperationsAborted', `An operations execution was stopped: ${lost}`, {
+      metric: operations.metricAborted({ period }),
       threshold: 0,
     });
   }

@@ -1,7 +1,12 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { QUARANTINE_PREFIX } from '../contract/storage';
+
+/** The records by status and time; the adapters query it by this name. */
+const BY_STATUS_INDEX = 'byStatus';
 
 export interface QuarantineStorageProps {
   readonly removalPolicy: RemovalPolicy;
@@ -27,7 +32,7 @@ export class QuarantineStorage extends Construct {
       removalPolicy: props.removalPolicy,
     });
     this.table.addGlobalSecondaryIndex({
-      indexName: 'byStatus',
+      indexName: BY_STATUS_INDEX,
       partitionKey: { name: 'status', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'createdAt', type: dynamodb.AttributeType.STRING },
       projectionType: dynamodb.ProjectionType.ALL,
@@ -53,6 +58,7 @@ export class QuarantineStorage extends Construct {
       ],
       removalPolicy: props.removalPolicy,
     });
+    this.refuseOverwrites();
     if (!props.serverAccessLogsBucket) {
       Validations.of(this.bucket).acknowledge({
         id: 'AwsSolutions-S1',
@@ -61,5 +67,33 @@ export class QuarantineStorage extends Construct {
           'Reads are limited to the operator grant, and CloudTrail data events record object access.',
       });
     }
+  }
+
+  /** ARN of the byStatus index, for Query permissions. */
+  public get byStatusIndexArn(): string {
+    return `${this.table.tableArn}/index/${BY_STATUS_INDEX}`;
+  }
+
+  /**
+   * Quarantined content is written once and never replaced. The consumer's If-None-Match is only
+   * a client's promise; this makes S3 refuse, for every principal, a put under the prefix that
+   * lacks it (the user guide's "Enforce conditional writes"). Object creations carry
+   * s3:ObjectCreationOperation; multipart's CreateMultipartUpload and UploadPart do not and take
+   * no conditional header, so only their CompleteMultipartUpload must carry it. Only the
+   * consumer's writer puts here, always with If-None-Match; CopyObject into the prefix is refused.
+   */
+  private refuseOverwrites(): void {
+    this.bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        resources: [this.bucket.arnForObjects(`${QUARANTINE_PREFIX}*`)],
+        conditions: {
+          Null: { 's3:if-none-match': 'true' },
+          Bool: { 's3:ObjectCreationOperation': 'true' },
+        },
+      }),
+    );
   }
 }

@@ -1,12 +1,47 @@
-import { Duration } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
+import { QUARANTINE_PREFIX } from '../../contract/storage';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
-import { actionsOf, FIXTURE_PROCESSOR, pipelineStack, statementsOfRole, synthPipeline } from './synth';
+import {
+  actionsOf,
+  FIXTURE_PROCESSOR,
+  type PolicyStatement,
+  pipelineStack,
+  statementsOfRole,
+  synthPipeline,
+} from './synth';
+
+/**
+ * A statement's resource as a short readable name: logical ids lose their hash suffix, joins are
+ * joined (`PipelineQuarantineRecords/index/byStatus`), `*` stays `*`.
+ */
+function nameOf(resource: unknown): string {
+  if (typeof resource === 'string') return resource;
+  const reference = resource as {
+    Ref?: string;
+    'Fn::GetAtt'?: [string, string];
+    'Fn::Join'?: [string, unknown[]];
+  };
+  const join = reference['Fn::Join'];
+  if (join) return join[1].map(nameOf).join(join[0]);
+  return (reference.Ref ?? reference['Fn::GetAtt']?.[0] ?? JSON.stringify(resource)).replace(
+    /[0-9A-F]{8}$/,
+    '',
+  );
+}
+
+/** Short names of every resource an action is granted on, sorted. */
+function grantedOn(statements: readonly PolicyStatement[], action: string): string[] {
+  return statements
+    .filter((statement) => actionsOf([statement]).includes(action))
+    .flatMap((statement) => [statement.Resource].flat().map(nameOf))
+    .sort();
+}
 
 describe('PoisonQuarantine with default props', () => {
   const { template } = synthPipeline();
@@ -151,6 +186,59 @@ describe('PoisonQuarantine with default props', () => {
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'states:StartExecution']));
   });
 
+  it('lets the consumer only count quarantine records on the byStatus index, never read them', () => {
+    const onIndex = statementsOfRole(template, 'ConsumerRole').filter(
+      (statement) => nameOf(statement.Resource) === 'PipelineQuarantineRecords/index/byStatus',
+    );
+    expect(onIndex).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:Query',
+        Condition: { StringEquals: { 'dynamodb:Select': 'COUNT' } },
+      }),
+    ]);
+  });
+
+  it('lets the consumer only create quarantine records: PutItem, no update, delete or batch write', () => {
+    const statements = statementsOfRole(template, 'ConsumerRole');
+    const onQuarantine = statements.filter((statement) =>
+      [statement.Resource]
+        .flat()
+        .map(nameOf)
+        .some((name) => name.startsWith('PipelineQuarantineRecords')),
+    );
+    expect(actionsOf(onQuarantine).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:Query']);
+    expect(grantedOn(statements, 'dynamodb:PutItem')).toContain('PipelineQuarantineRecords');
+  });
+
+  it('refuses, server-side and for every principal, a put under the quarantine prefix without If-None-Match', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 's3:PutObject',
+            Resource: {
+              'Fn::Join': [
+                '',
+                [
+                  { 'Fn::GetAtt': [Match.stringLikeRegexp('QuarantineContent'), 'Arn'] },
+                  `/${QUARANTINE_PREFIX}*`,
+                ],
+              ],
+            },
+            // Multipart parts (CreateMultipartUpload, UploadPart) are no object creation and take
+            // no conditional header; CompleteMultipartUpload is one, and must carry it.
+            Condition: {
+              Null: { 's3:if-none-match': 'true' },
+              Bool: { 's3:ObjectCreationOperation': 'true' },
+            },
+          },
+        ]),
+      },
+    });
+  });
+
   it('runs a Standard, traced state machine whose logs exclude execution data', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineType: 'STANDARD',
@@ -183,7 +271,7 @@ describe('PoisonQuarantine with default props', () => {
   });
 
   it('alarms on quarantines, a non-empty backstop, old messages and consumer errors, all to the topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     for (const metricName of [
       'Quarantined',
       'ApproximateNumberOfMessagesVisible',
@@ -202,6 +290,23 @@ describe('PoisonQuarantine with default props', () => {
         Match.objectLike({ MetricNamespace: 'PoisonQuarantine', MetricName: 'Quarantined' }),
       ],
     });
+  });
+
+  it('alarms when an operations execution fails, times out or is aborted, to the topic', () => {
+    for (const metricName of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted']) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/States',
+        MetricName: metricName,
+        Dimensions: [
+          { Name: 'StateMachineArn', Value: { Ref: Match.stringLikeRegexp('PipelineOperations') } },
+        ],
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('Topic') }],
+      });
+    }
   });
 });
 
@@ -253,26 +358,59 @@ describe('PoisonQuarantine options', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 60 });
   });
 
-  it('grants an operator content reads, task answers, replays and mapping control', () => {
+  it('grants an operator exactly what pq calls, each on its own resource', () => {
+    const { stack, pipeline } = pipelineStack();
+    const role = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
+    const grant = pipeline.grantOperator(role);
+    const statements = statementsOfRole(Template.fromStack(stack), 'OnCall');
+    expect(grant.success).toBe(true);
+    expect(grant.principalStatements.length).toBeGreaterThan(0);
+    const records = 'PipelineQuarantineRecords';
+    const attempts = 'PipelineStateAttempts';
+    const control = 'PipelineStateControl';
+    const expected: Record<string, string[]> = {
+      'dynamodb:GetItem': [records, attempts, control],
+      'dynamodb:UpdateItem': [records, attempts, control],
+      'dynamodb:BatchGetItem': [control],
+      'dynamodb:Query': [`${records}/index/byStatus`],
+      's3:GetObject': [`PipelineQuarantineContent/${QUARANTINE_PREFIX}*`],
+      's3:ListBucket': ['PipelineQuarantineContent'],
+      'sqs:SendMessage': ['PipelineSource'],
+      'sqs:GetQueueAttributes': ['PipelineSource'],
+      'states:SendTaskSuccess': ['*'],
+      'lambda:GetFunctionConfiguration': ['PipelineConsumer'],
+      'lambda:ListEventSourceMappings': ['*'],
+    };
+    expect([...new Set(actionsOf(statements))].sort()).toEqual(Object.keys(expected).sort());
+    for (const [action, resources] of Object.entries(expected)) {
+      expect({ action, on: grantedOn(statements, action) }).toEqual({ action, on: [...resources].sort() });
+    }
+  });
+
+  it('keeps the audit trail append-only for operators: no delete, put or batch write on any table', () => {
     const { stack, pipeline } = pipelineStack();
     const role = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
     pipeline.grantOperator(role);
-    const template = Template.fromStack(stack);
-    const statements = statementsOfRole(template, 'OnCall');
-    const actions = actionsOf(statements);
-    expect(actions).toEqual(
-      expect.arrayContaining([
-        's3:GetObject*',
-        'states:SendTaskSuccess',
-        'states:SendTaskFailure',
-        'lambda:UpdateEventSourceMapping',
-        'sqs:SendMessage',
-        'dynamodb:UpdateItem',
-      ]),
+    const actions = actionsOf(statementsOfRole(Template.fromStack(stack), 'OnCall'));
+    expect(actions.filter((action) => /^dynamodb:(Delete|Put|BatchWrite|PartiQL|\*)/.test(action))).toEqual(
+      [],
     );
     expect(
-      statements.find((statement) => [statement.Action].flat().includes('states:SendTaskSuccess'))?.Resource,
-    ).toBe('*');
+      actions.filter((action) => /^(s3:(Put|Delete)|states:(Start|Stop)|lambda:Update)/.test(action)),
+    ).toEqual([]);
+  });
+
+  it("lets an operator replay onto the user's own KMS-encrypted queue", () => {
+    const app = new App();
+    const stack = new Stack(app, 'Mine', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const queue = new sqs.Queue(stack, 'Orders', { encryption: sqs.QueueEncryption.KMS });
+    const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, queue });
+    const role = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
+    pipeline.grantOperator(role);
+    const statements = statementsOfRole(Template.fromStack(stack), 'OnCall');
+    expect(grantedOn(statements, 'sqs:SendMessage')).toEqual(['Orders']);
+    const onKey = statements.filter((statement) => nameOf(statement.Resource) === 'OrdersKey');
+    expect(actionsOf(onKey).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
   });
 });
 
