@@ -1,6 +1,7 @@
 /**
  * The embedded local AWS: moto's server on a free 127.0.0.1 port, started from the project's
- * virtualenv (local/ensure-venv.mjs installs it), ready when it answers, with Step Functions
+ * virtualenv (local/ensure-venv.mjs installs it) through local/moto-launcher.py, which makes
+ * writes to DynamoDB atomic as they are on AWS; ready when it answers, with Step Functions
  * execution switched on, and always stopped by whoever started it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -22,17 +23,17 @@ export const LOCAL_REGION = 'us-east-1';
 /** moto accepts any credentials; fixed ones keep the SDK from looking for a profile. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' } as const;
 
-const venvBin = join(__dirname, '..', '.venv', 'bin');
+const python = join(__dirname, '..', '.venv', 'bin', 'python');
+const launcher = join(__dirname, 'moto-launcher.py');
 
 export async function startLocalAws(options: { readonly readyTimeoutMs?: number } = {}): Promise<LocalAws> {
-  const server = join(venvBin, 'moto_server');
-  if (!existsSync(server)) {
-    throw new Error(`moto_server not found at ${server}: run "node local/ensure-venv.mjs" first`);
+  if (!existsSync(python)) {
+    throw new Error(`the local AWS's python not found at ${python}: run "node local/ensure-venv.mjs" first`);
   }
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
   // moto's Step Functions engine calls other services at localhost:$MOTO_PORT.
-  const child = spawn(server, ['-H', '127.0.0.1', '-p', String(port)], {
+  const child = spawn(python, [launcher, String(port)], {
     env: { ...process.env, MOTO_PORT: String(port), AWS_DEFAULT_REGION: LOCAL_REGION },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -79,7 +80,7 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
-      throw new Error(`moto_server exited with code ${child.exitCode} before it was ready`);
+      throw new Error(`moto's server exited with code ${child.exitCode} before it was ready`);
     try {
       const response = await fetch(`${endpoint}/moto-api/data.json`);
       if (response.ok) return;
@@ -88,7 +89,7 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`moto_server did not answer at ${endpoint} within ${timeoutMs} ms`);
+  throw new Error(`moto's server did not answer at ${endpoint} within ${timeoutMs} ms`);
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {

@@ -12,7 +12,6 @@ import {
   StaleAttemptError,
 } from '../../lambdas/adapters/errors';
 import type { ErrorEvidence } from '../../lambdas/core/types';
-import { atomicDynamoDb } from './support/atomic-dynamodb';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const T0 = new Date('2030-01-02T03:04:05.000Z');
@@ -27,13 +26,10 @@ const EVIDENCE: ErrorEvidence = {
 
 let pipeline: AdapterPipeline;
 let ledger: AttemptLedger;
-/** For the races: requests reach moto one at a time, as writes to one item do in DynamoDB. */
-let racing: AttemptLedger;
 
 beforeAll(async () => {
   pipeline = await startPipeline();
   ledger = new AttemptLedger(pipeline.clients.dynamodb, pipeline.names.attemptsTable);
-  racing = new AttemptLedger(atomicDynamoDb(pipeline.aws), pipeline.names.attemptsTable);
 });
 afterAll(async () => pipeline?.stop());
 
@@ -43,6 +39,8 @@ function attempt(key: string, overrides: Partial<StartInput> = {}): StartInput {
     attemptId: randomUUID(),
     envId: 'env-a',
     messageId: 'm-1',
+    bodyDigest: 'digest-of-m-1',
+    attemptLimit: 3,
     now: T0,
     expiresAt: EXPIRES,
     ...overrides,
@@ -95,7 +93,7 @@ describe('start', () => {
     const key = `first-${randomUUID()}`;
 
     const results = await Promise.all(
-      ['env-a', 'env-b', 'env-c'].map((envId) => racing.start(attempt(key, { envId }))),
+      ['env-a', 'env-b', 'env-c'].map((envId) => ledger.start(attempt(key, { envId }))),
     );
 
     expect(results.filter((result) => result.started)).toHaveLength(1);
@@ -185,7 +183,7 @@ describe('restartAfterCrash', () => {
 
     const restarts = await Promise.all(
       ['env-b', 'env-c'].map((envId) =>
-        racing.restartAfterCrash({
+        ledger.restartAfterCrash({
           ...attempt(key, { envId, now: T1 }),
           previousAttemptId: crashed.attemptId,
           charge: 1,

@@ -7,7 +7,6 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/clie
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
 import { ControlStateUnavailableError } from '../../lambdas/adapters/errors';
-import { atomicDynamoDb } from './support/atomic-dynamodb';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const NOW = new Date('2030-05-06T07:08:09.000Z');
@@ -15,13 +14,10 @@ const at = (offsetSeconds: number) => new Date(NOW.getTime() + offsetSeconds * 1
 
 let pipeline: AdapterPipeline;
 let control: ControlState;
-/** For the races: requests reach moto one at a time, as writes to one item do in DynamoDB. */
-let racing: ControlState;
 
 beforeAll(async () => {
   pipeline = await startPipeline();
   control = new ControlState(pipeline.clients.dynamodb, pipeline.names.controlTable);
-  racing = new ControlState(atomicDynamoDb(pipeline.aws), pipeline.names.controlTable);
 });
 afterAll(async () => pipeline?.stop());
 
@@ -67,7 +63,7 @@ describe('snapshot', () => {
 
   it('reads breaker, trial and freeze together', async () => {
     await control.tripBreaker({ reason: 'outage', now: NOW, stop: false });
-    await control.startIsolation({ now: NOW, messages: 20 });
+    await control.startIsolation({ now: NOW, messages: 20, cause: 'env-dead' });
     await control.setReplayFreeze({ frozen: true, who: 'alice', why: 'incident 42', now: NOW });
 
     expect(await control.snapshot()).toStrictEqual({
@@ -117,7 +113,7 @@ describe('breaker', () => {
 
   it('trips once among concurrent callers; the losers learn the epoch', async () => {
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => racing.tripBreaker({ reason: 'outage', now: NOW, stop: false })),
+      Array.from({ length: 6 }, () => control.tripBreaker({ reason: 'outage', now: NOW, stop: false })),
     );
 
     expect(results.filter((result) => result.tripped)).toStrictEqual([{ tripped: true, epoch: 1 }]);
@@ -205,7 +201,7 @@ describe('breaker', () => {
 
 describe('isolation trial', () => {
   it('counts passed messages down and ends the trial with the last one', async () => {
-    await control.startIsolation({ now: NOW, messages: 3 });
+    await control.startIsolation({ now: NOW, messages: 3, cause: 'env-dead' });
 
     const remaining = [];
     for (let n = 0; n < 4; n++) remaining.push(await control.isolationMessagePassed());
@@ -220,9 +216,9 @@ describe('isolation trial', () => {
   });
 
   it('never counts below zero under concurrent environments', async () => {
-    await control.startIsolation({ now: NOW, messages: 3, reason: 'test' });
+    await control.startIsolation({ now: NOW, messages: 3, reason: 'test', cause: 'env-other' });
 
-    const results = await Promise.all(Array.from({ length: 8 }, () => racing.isolationMessagePassed()));
+    const results = await Promise.all(Array.from({ length: 8 }, () => control.isolationMessagePassed()));
 
     expect(
       results
@@ -272,7 +268,7 @@ describe('crashInFlight', () => {
     const envId = `dead-${randomUUID()}`;
 
     const answers = await Promise.all(
-      [3, 2, 1].map((count) => racing.crashInFlight(envId, async () => count, 2_000_000_000)),
+      [3, 2, 1].map((count) => control.crashInFlight(envId, async () => count, 2_000_000_000)),
     );
 
     expect(new Set(answers).size).toBe(1);

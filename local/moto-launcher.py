@@ -1,0 +1,42 @@
+"""Runs moto's server, as `moto_server -H 127.0.0.1 -p PORT` does, with DynamoDB made atomic.
+
+Why: moto's threaded server handles DynamoDB requests concurrently with no lock. An UpdateItem
+checks its condition, then creates a keys-only item and applies the update to it in place, so
+concurrent conditional writes to one item can both succeed and a loser's ALL_OLD can be the
+half-built item. DynamoDB serialises the writes to one item; our race tests need that too.
+
+How: one process-wide lock around every DynamoDB request (all tables, all actions, reads
+included so none sees a half-applied write). It wraps the request handler's call_action, not
+the backend's methods, because the handler reads the old item for ReturnValues before calling
+the backend and serialises the result after it: both belong to the same atomic step. Requests
+are still parsed concurrently; every other service is untouched. Step Functions' dynamodb:*
+tasks reach DynamoDB over HTTP (localhost:$MOTO_PORT), so they take the same lock.
+
+Usage (local/moto.ts does this): .venv/bin/python local/moto-launcher.py PORT
+It listens on 127.0.0.1 only; MOTO_PORT should be set to PORT for Step Functions' calls.
+"""
+
+import sys
+import threading
+
+from moto import server
+from moto.dynamodb.responses import DynamoHandler
+
+# One lock, not one per item or table: simplest, and moto runs one request at a time under the
+# GIL anyway. A DynamoDB stream mapped to a Lambda function is invoked inside the write; functions
+# cannot run here (no Docker), but one calling DynamoDB back over HTTP would wait on this lock.
+_dynamodb_lock = threading.RLock()
+_unlocked_call_action = DynamoHandler.call_action
+
+
+def _call_action_atomically(self):  # type: ignore[no-untyped-def]
+    with _dynamodb_lock:
+        return _unlocked_call_action(self)
+
+
+DynamoHandler.call_action = _call_action_atomically  # type: ignore[method-assign]
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or not sys.argv[1].isdigit():
+        sys.exit("usage: moto-launcher.py PORT")
+    server.main(["-H", "127.0.0.1", "-p", sys.argv[1]])
