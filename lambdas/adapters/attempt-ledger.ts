@@ -31,6 +31,15 @@ export interface StartInput {
   readonly attemptId: string;
   readonly envId: string;
   readonly messageId: string;
+  /** sha256 of the message's body (core/ids.ts `bodyDigest`). */
+  readonly bodyDigest: string;
+  /** Rule 2: a `ready` item charged this much or more admits no further attempt. */
+  readonly attemptLimit: number;
+  /**
+   * An operator's replay: the quarantine id it was made from. The start then succeeds only on
+   * the item reset for exactly that replay, so no producer can borrow another message's item.
+   */
+  readonly replayOf?: string;
   readonly now: Date;
   /** TTL, epoch seconds. */
   readonly expiresAt: number;
@@ -58,7 +67,9 @@ export interface QuarantineMark {
 //                       in-flight --(crash: nothing is written)--> in-flight --restartAfterCrash--> in-flight
 // Every write after the start names its attempt, so a stale attempt cannot overwrite a newer one.
 const IS_NEW = 'attribute_not_exists(#pk)';
-const IS_READY = '#state = :ready';
+/** A retry may start: below the limit (which may have been lowered) and no call that must not repeat. */
+const IS_READY = '(#state = :ready AND #charged < :limit AND attribute_not_exists(#unrepeatable))';
+const IS_REPLAY_OF = '#replayOf = :replayOf';
 const IS_IN_FLIGHT = '#state = :inFlight';
 const IS_ATTEMPT = '#attemptId = :attemptId';
 const IS_PREVIOUS_ATTEMPT = '#attemptId = :previousAttemptId';
@@ -69,7 +80,7 @@ const IS_QUARANTINED = '#state = :quarantined';
 const BEGIN_ATTEMPT =
   '#state = :inFlight, #attemptId = :attemptId, #envId = :envId, #messageId = :messageId, ' +
   '#stage = :started, #lastAttemptAt = :now, #firstAttemptAt = if_not_exists(#firstAttemptAt, :now), ' +
-  '#expiresAt = :expiresAt';
+  '#expiresAt = :expiresAt, #bodyDigest = :bodyDigest';
 /** A first start (or an item written before these counters existed) gets them at 0. */
 const COUNTER_DEFAULTS =
   '#charged = if_not_exists(#charged, :zero), #transientFailures = if_not_exists(#transientFailures, :zero), ' +
@@ -92,10 +103,17 @@ export class AttemptLedger {
 
   /** Rule 1: the one write before the work. Fails closed: any error but the condition throws. */
   async start(input: StartInput): Promise<StartResult> {
+    const { replayOf } = input;
     const outcome = await this.update('start', input.key, {
       update: `SET ${BEGIN_ATTEMPT}, ${COUNTER_DEFAULTS} REMOVE #external ADD #attempts :one`,
-      condition: `${IS_NEW} OR ${IS_READY}`,
-      values: { ...beginValues(input), ':ready': READY, ':zero': N(0) },
+      condition: replayOf === undefined ? `${IS_NEW} OR ${IS_READY}` : `${IS_READY} AND ${IS_REPLAY_OF}`,
+      values: {
+        ...beginValues(input),
+        ':ready': READY,
+        ':zero': N(0),
+        ':limit': N(input.attemptLimit),
+        ...(replayOf === undefined ? {} : { ':replayOf': S(replayOf) }),
+      },
     });
     return startResult('start', input.key, outcome);
   }
@@ -119,10 +137,21 @@ export class AttemptLedger {
     return this.whileInFlight('recordStage', key, attemptId, 'SET #stage = :stage', { ':stage': S(stage) });
   }
 
-  /** `ctx.external(...)`: `pending` before the outside call, `done` or `not-sent` after (rule 8). */
-  async recordExternal(key: string, attemptId: string, external: ExternalRecord): Promise<LedgerEntry> {
-    return this.whileInFlight('recordExternal', key, attemptId, 'SET #external = :external', {
+  /**
+   * `ctx.external(...)`: `pending` before the outside call, `done` or `not-sent` after (rule 8),
+   * and in the same write the attempt's sticky `unrepeatable` call (or its removal, once every
+   * keyless call of the attempt was proven unsent).
+   */
+  async recordExternal(
+    key: string,
+    attemptId: string,
+    external: ExternalRecord,
+    unrepeatable?: ExternalRecord,
+  ): Promise<LedgerEntry> {
+    const sticky = unrepeatable === undefined ? ' REMOVE #unrepeatable' : ', #unrepeatable = :unrepeatable';
+    return this.whileInFlight('recordExternal', key, attemptId, `SET #external = :external${sticky}`, {
       ':external': externalToAttribute(external),
+      ...(unrepeatable === undefined ? {} : { ':unrepeatable': externalToAttribute(unrepeatable) }),
     });
   }
 
@@ -248,7 +277,8 @@ export class AttemptLedger {
     const outcome = await this.update('resetForReplay', key, {
       update:
         'SET #state = :ready, #charged = :zero, #transientFailures = :zero, #unknownFailures = :zero, ' +
-        '#replayedAt = :now REMOVE #external, #quarantineId, #envId ADD #generation :one',
+        `#replayedAt = :now${quarantineId === undefined ? '' : ', #replayOf = :quarantineId'} ` +
+        'REMOVE #external, #unrepeatable, #quarantineId, #envId ADD #generation :one',
       condition:
         quarantineId === undefined ? IS_QUARANTINED : `${IS_QUARANTINED} AND #quarantineId = :quarantineId`,
       values: {
@@ -323,6 +353,7 @@ function beginValues(input: StartInput): Record<string, AttributeValue> {
     ':attemptId': S(input.attemptId),
     ':envId': S(input.envId),
     ':messageId': S(input.messageId),
+    ':bodyDigest': S(input.bodyDigest),
     ':started': S('started'),
     ':now': S(input.now.toISOString()),
     ':expiresAt': N(input.expiresAt),

@@ -63,7 +63,12 @@ export async function updateIf(
 /** PutItem under a condition, with ALL_OLD on failure; other errors are thrown as they are. */
 export async function putIf(
   client: DynamoDBClient,
-  input: { readonly tableName: string; readonly item: Item; readonly condition: string },
+  input: {
+    readonly tableName: string;
+    readonly item: Item;
+    readonly condition: string;
+    readonly values?: Record<string, AttributeValue>;
+  },
 ): Promise<ConditionalOutcome> {
   try {
     await client.send(
@@ -72,6 +77,7 @@ export async function putIf(
         Item: input.item,
         ConditionExpression: input.condition,
         ExpressionAttributeNames: namesIn(input.condition),
+        ...(input.values === undefined ? {} : { ExpressionAttributeValues: input.values }),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );

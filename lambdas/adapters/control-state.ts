@@ -6,6 +6,7 @@
 import {
   BatchGetItemCommand,
   type DynamoDBClient,
+  GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
@@ -49,6 +50,9 @@ const IS_CLOSED = '#state = :closed';
 const IS_NOT_STOPPED = '#stop = :false';
 const IS_HALF_OPEN = '#state = :halfOpen';
 // Isolation timeline: startIsolation -> active, remaining n --passed--> n - 1 ... 1 --passed--> idle.
+// One crash (re)starts it once: every message it held comes back naming the same cause.
+const IS_NEW_CAUSE =
+  'attribute_not_exists(#pk) OR #active = :false OR attribute_not_exists(#cause) OR #cause <> :cause';
 const HAS_MORE_TO_PASS = '#active = :true AND #remaining > :one';
 const PASSES_LAST = '#active = :true AND #remaining <= :one';
 
@@ -146,6 +150,35 @@ export class ControlState {
     return outcome.ok ? counted : new ItemReader(outcome.old ?? {}, `crash ${envId}`).number('inFlight');
   }
 
+  /** Rule 10: the work of `attemptId` succeeded, its completion write did not land. */
+  async recordLostCompletion(lost: {
+    readonly key: string;
+    readonly attemptId: string;
+    readonly expiresAt: number;
+  }): Promise<void> {
+    await this.put('recordLostCompletion', {
+      pk: S('lost-completion'),
+      sk: S(lost.key),
+      attemptId: S(lost.attemptId),
+      expiresAt: N(lost.expiresAt),
+    });
+  }
+
+  async lostCompletion(key: string): Promise<string | undefined> {
+    const result = await this.guard('lostCompletion', () =>
+      this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { pk: S('lost-completion'), sk: S(key) },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return result.Item === undefined
+      ? undefined
+      : new ItemReader(result.Item, 'lost completion').string('attemptId');
+  }
+
   /** Opens the breaker; among concurrent callers exactly one gets `tripped: true` and the new epoch. */
   async tripBreaker(trip: {
     readonly reason: string;
@@ -194,10 +227,14 @@ export class ControlState {
     return { counted: outcome.ok };
   }
 
-  /** Rule 6: one message at a time until `messages` pass without a crash; a restart resets the count. */
+  /**
+   * Rule 6: one message at a time until `messages` pass without a crash; a restart resets the
+   * count, once per crash: a second call with the trial's own cause leaves it as it is.
+   */
   async startIsolation(start: {
     readonly now: Date;
     readonly messages: number;
+    readonly cause: string;
     readonly reason?: string;
   }): Promise<ActiveTrial> {
     const reason = start.reason ?? 'unattributable-crash';
@@ -207,14 +244,24 @@ export class ControlState {
       startedAt: start.now.getTime(),
       reason,
     };
-    await this.put('startIsolation', {
+    const item = {
       ...ISOLATION_KEY,
       active: BOOL(true),
       remaining: N(trial.remaining),
       startedAt: N(trial.startedAt),
       reason: S(reason),
-    });
-    return trial;
+      cause: S(start.cause),
+    };
+    const outcome = await this.guard('startIsolation', () =>
+      putIf(this.client, {
+        tableName: this.tableName,
+        item,
+        condition: IS_NEW_CAUSE,
+        values: { ':false': BOOL(false), ':cause': S(start.cause) },
+      }),
+    );
+    const current = outcome.ok ? undefined : outcome.old && toIsolation(outcome.old);
+    return current?.active ? current : trial;
   }
 
   /** One message passed the trial without a crash: count down; the last one ends the trial. */

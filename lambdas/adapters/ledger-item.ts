@@ -32,6 +32,9 @@ export function toLedgerEntry(item: Item): LedgerEntry {
     ...defined({
       envId: read.optionalString('envId'),
       external: externalFromItem(read.optionalMap('external')),
+      unrepeatable: externalFromItem(read.optionalMap('unrepeatable')),
+      replayOf: read.optionalString('replayOf'),
+      bodyDigest: read.optionalString('bodyDigest'),
       lastError: evidenceFromItem(read.optionalMap('lastError')),
       quarantineId: read.optionalString('quarantineId'),
       lastEndedAt: read.optionalString('lastEndedAt'),

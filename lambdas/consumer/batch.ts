@@ -5,14 +5,17 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
+import { leavesTimeFor } from '../core/time-guard';
 import type { ControlCache } from './control-cache';
 import type { ConsumerDeps } from './deps';
-import { type BatchSession, processRecord, type RecordOutcome } from './record-lifecycle';
+import { processRecord, type RecordOutcome, type RecordSession } from './record-lifecycle';
 import type { ShareWindow } from './share-window';
 
 export interface BatchState {
   readonly cache: ControlCache;
   readonly shares: ShareWindow;
+  /** The longest a record has taken in this execution environment, in ms (the time guard). */
+  longestRecordMs: number;
 }
 
 type Run = (record: SQSRecord) => Promise<RecordOutcome>;
@@ -35,25 +38,44 @@ export async function handleBatch(
     return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
   }
   let concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
-  const session: BatchSession = {
+  let paused = false;
+  let isolationActive = snapshot.isolation?.active === true;
+  const session: RecordSession = {
     shares: state.shares,
     probing: snapshot.breaker?.state === 'half-open',
-    isolationActive: snapshot.isolation?.active === true,
-    controlChanged: () => state.cache.invalidate(),
+    isolationActive: () => isolationActive,
+    paused: () => paused,
+    pause: () => {
+      paused = true;
+      state.cache.invalidate();
+    },
     isolationStarted: () => {
       concurrency = 1;
+      isolationActive = true;
       state.cache.invalidate();
     },
   };
   const outcomes = new Map<string, RecordOutcome>();
+  const timeoutSeconds = deps.config.policy.attemptTimeoutSeconds;
+  let started = 0;
   const run: Run = async (record) => {
+    const remaining = context.getRemainingTimeInMillis();
+    if (!leavesTimeFor(remaining, state.longestRecordMs, timeoutSeconds, started === 0)) {
+      // Not enough time to finish it: back to the queue at once, uncharged, for the next invocation.
+      await returnNow(deps, record);
+      outcomes.set(record.messageId, { kind: 'returned', why: 'time-guard' });
+      return { kind: 'returned', why: 'time-guard' };
+    }
+    started += 1;
+    const startedAt = deps.now().getTime();
     const { result, calls } = await deps.meter.measure(async () => {
       const outcome = await processSafely(deps, session, record, context);
-      if (session.isolationActive && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
+      if (isolationActive && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
         await deps.control.isolationMessagePassed();
       }
       return outcome;
     });
+    state.longestRecordMs = Math.max(state.longestRecordMs, deps.now().getTime() - startedAt);
     outcomes.set(record.messageId, result);
     deps.logger.info('record processed', {
       event: 'record',
@@ -95,7 +117,7 @@ export async function handleBatch(
  */
 async function processSafely(
   deps: ConsumerDeps,
-  session: BatchSession,
+  session: RecordSession,
   record: SQSRecord,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<RecordOutcome> {
@@ -109,6 +131,17 @@ async function processSafely(
     });
     return { kind: 'returned', why: (error as Error).name ?? 'error' };
   }
+}
+
+/** A record handed back unstarted becomes visible again now, not a visibility timeout later. */
+async function returnNow(deps: ConsumerDeps, record: SQSRecord): Promise<void> {
+  await deps.queue.delay(record.receiptHandle, 0).catch((error: unknown) => {
+    deps.logger.warn('record returned unstarted keeps its visibility timeout', {
+      event: 'return-now-failed',
+      messageId: record.messageId,
+      error: error as Error,
+    });
+  });
 }
 
 function splitSuspects(records: readonly SQSRecord[]) {

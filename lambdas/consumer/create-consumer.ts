@@ -3,6 +3,7 @@
  * execution environment (cold start), and the SQS handler that uses them.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { AttemptLedger } from '../adapters/attempt-ledger';
@@ -68,6 +69,7 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
     now: () => new Date(),
     newId: randomUUID,
     random: Math.random,
+    sleep: (ms) => sleep(ms),
   });
 }
 
@@ -77,6 +79,7 @@ export function consumerHandler(deps: ConsumerDeps): SqsHandler {
   const state = {
     cache: new ControlCache(deps.control, config.controlCacheSeconds * 1000, deps.now),
     shares: new ShareWindow(config.policy),
+    longestRecordMs: 0,
   };
   return (event, context) => handleBatch(deps, state, event, context);
 }

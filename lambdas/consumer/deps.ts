@@ -19,4 +19,6 @@ export interface ConsumerDeps extends ConsumerPorts {
   readonly newId: () => string;
   /** Uniform in [0, 1), for backoff jitter. */
   readonly random: () => number;
+  /** Waits `ms` (between retries of a settle write). */
+  readonly sleep: (ms: number) => Promise<void>;
 }

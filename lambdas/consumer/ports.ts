@@ -29,7 +29,12 @@ export interface LedgerPort {
   start(input: StartInput): Promise<StartResult>;
   restartAfterCrash(input: RestartInput): Promise<StartResult>;
   recordStage(key: string, attemptId: string, stage: string): Promise<LedgerEntry>;
-  recordExternal(key: string, attemptId: string, external: ExternalRecord): Promise<LedgerEntry>;
+  recordExternal(
+    key: string,
+    attemptId: string,
+    external: ExternalRecord,
+    unrepeatable?: ExternalRecord,
+  ): Promise<LedgerEntry>;
   complete(key: string, attemptId: string, now: Date): Promise<LedgerEntry>;
   recordFailure(
     key: string,
@@ -52,15 +57,25 @@ export interface ControlPort {
   }): Promise<void>;
   failuresSince(since: Date): Promise<FailureEvent[]>;
   crashInFlight(envId: string, countIfFirst: () => Promise<number>, expiresAt: number): Promise<number>;
+  /** The work of `attemptId` succeeded but its completion write was lost (kept for a redelivery). */
+  recordLostCompletion(lost: {
+    readonly key: string;
+    readonly attemptId: string;
+    readonly expiresAt: number;
+  }): Promise<void>;
+  /** The attempt of `key` whose completion was lost, if any. */
+  lostCompletion(key: string): Promise<string | undefined>;
   tripBreaker(trip: {
     readonly reason: string;
     readonly now: Date;
     readonly stop: boolean;
   }): Promise<{ readonly tripped: boolean; readonly epoch: number }>;
   recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }>;
+  /** Starts or restarts the trial, once per `cause` (the crashed environment). */
   startIsolation(start: {
     readonly now: Date;
     readonly messages: number;
+    readonly cause: string;
     readonly reason?: string;
   }): Promise<ActiveTrial>;
   isolationMessagePassed(): Promise<IsolationTrial>;

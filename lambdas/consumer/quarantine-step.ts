@@ -23,6 +23,13 @@ export interface QuarantineRequest {
   readonly charge: number;
   /** The error that decided it; a crash has none (the item keeps the last caught one). */
   readonly error?: ErrorEvidence;
+  /** @default - derived from the item's key, generation and attempts */
+  readonly id?: string;
+  /**
+   * Whether the ledger item becomes `quarantined`. A key collision's item belongs to the other
+   * message, so it is left alone. @default true
+   */
+  readonly markLedger?: boolean;
 }
 
 export type QuarantineOutcome =
@@ -46,7 +53,7 @@ export async function quarantineMessage(
     await pauseConsumption(deps, 'quarantine-share');
     return { kind: 'stopped', why: 'quarantine-share' };
   }
-  const id = quarantineId(item.key, item.generation, item.attempts);
+  const id = request.id ?? quarantineId(item.key, item.generation, item.attempts);
   try {
     // Rule 11a: a quarantine at capacity is a reason to stop, not to keep filling it.
     if (await deps.quarantine.openRecordsAtLeast(deps.config.quarantineCapacity)) {
@@ -121,6 +128,7 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
   if (reason === 'outcome-unknown') {
     await deps.operations.startOutcomeUnknown({ quarantineId: id, messageKey: item.key });
   }
+  if (request.markLedger === false) return;
   await deps.ledger.markQuarantined(item.key, {
     attemptId: item.attemptId,
     quarantineId: id,

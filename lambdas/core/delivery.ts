@@ -6,9 +6,21 @@
  */
 import type { LedgerItem, Policy } from './types';
 
-/** How many messages the dead execution environment had in flight (the `crash/<envId>` item). */
+/** What the edge learns about an attempt found in flight past its time. */
 export interface CrashContext {
+  /** How many messages the dead execution environment had in flight (the `crash/<envId>` item). */
   readonly inFlight: number;
+  /**
+   * The attempt of this key whose work succeeded but whose completion write was lost (the
+   * `lost-completion/<key>` item), if any.
+   */
+  readonly completedAttemptId?: string;
+}
+
+/** The delivered message, as far as telling a redelivery from another message goes. */
+export interface Delivered {
+  readonly messageId: string;
+  readonly bodyDigest: string;
 }
 
 /** Rule 5: one message in flight, the crash is its own. Rule 6: several, nobody is blamed. */
@@ -22,6 +34,13 @@ export type DeliveryDecision =
   | { readonly kind: 'busy'; readonly retryInSeconds: number }
   /** Rule 13: acknowledge without work. */
   | { readonly kind: 'duplicate'; readonly state: 'completed' | 'quarantined' }
+  /**
+   * Another message (another messageId, other bytes) under the key of a finished one: a
+   * producer's corrected resend or a key clash. Never dropped: quarantined with its own bytes.
+   */
+  | { readonly kind: 'key-collision' }
+  /** The previous attempt's work succeeded and only its completion write was lost: complete it. */
+  | { readonly kind: 'lost-completion' }
   /** Rule 8: quarantine and ask a person; no new attempt, the external call is never repeated. */
   | { readonly kind: 'outcome-unknown'; readonly failureEvent: string }
   /** Count the dead environment's in-flight messages, then decide again with the count. */
@@ -48,13 +67,19 @@ export function decideDelivery(
   crash: CrashContext | undefined,
   policy: Policy,
   now: number,
+  delivered: Delivered,
 ): DeliveryDecision {
   switch (previous.state) {
     case 'completed':
     case 'quarantined':
-      return { kind: 'duplicate', state: previous.state };
+      return isOtherMessage(previous, delivered)
+        ? { kind: 'key-collision' }
+        : { kind: 'duplicate', state: previous.state };
     case 'ready':
-      // The start write admits `ready`, so this is a race with another delivery; no crash to settle.
+      // The start write admits `ready` only below the limit and without an unrepeatable call.
+      if (previous.unrepeatable !== undefined) {
+        return { kind: 'outcome-unknown', failureEvent: failureEventForMessage(previous.key) };
+      }
       return previous.charged >= policy.attemptLimit
         ? { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' }
         : { kind: 'proceed', charge: 0, crash: 'none', startIsolation: false };
@@ -75,14 +100,15 @@ function decideAfterCrash(
   crash: CrashContext | undefined,
   policy: Policy,
 ): DeliveryDecision {
-  // A non-idempotent call that is pending may have happened; one that is done did happen, and
-  // redoing the work would repeat it. Either way only a person may decide (rule 8).
-  const external = previous.external;
-  if (external !== undefined && external.status !== 'not-sent' && external.idempotencyKey === undefined) {
-    return { kind: 'outcome-unknown', failureEvent: failureEventForMessage(previous.key) };
-  }
   if (crash === undefined && previous.envId !== undefined) {
     return { kind: 'need-crash-context', envId: previous.envId };
+  }
+  // The work succeeded; only its completion write was lost: nothing to redo, nothing to charge.
+  if (crash?.completedAttemptId === previous.attemptId) return { kind: 'lost-completion' };
+  // A non-idempotent call that is pending may have happened; one that is done did happen, and
+  // redoing the work would repeat it. Either way only a person may decide (rule 8).
+  if (unrepeatableCall(previous) !== undefined) {
+    return { kind: 'outcome-unknown', failureEvent: failureEventForMessage(previous.key) };
   }
   // Without an environment id nobody can count; charging is the choice that cannot loop forever.
   const attribution: CrashAttribution = (crash?.inFlight ?? 1) > 1 ? 'unattributable' : 'attributable';
@@ -98,6 +124,30 @@ function decideAfterCrash(
     startIsolation: attribution === 'unattributable',
     failureEvent,
   };
+}
+
+/**
+ * The keyless call of the latest attempt that may have reached the outside system: the sticky
+ * record, or (for items written before it existed) the latest call if it was not proven unsent.
+ */
+export function unrepeatableCall(item: LedgerItem): LedgerItem['external'] {
+  if (item.unrepeatable !== undefined) return item.unrepeatable;
+  const external = item.external;
+  return external !== undefined && external.status !== 'not-sent' && external.idempotencyKey === undefined
+    ? external
+    : undefined;
+}
+
+/**
+ * Rule 13 is about the same message delivered again: the same SQS messageId, or the same bytes
+ * under the same business key. Items written before digests existed count as the same message.
+ */
+function isOtherMessage(previous: LedgerItem, delivered: Delivered): boolean {
+  return (
+    previous.messageId !== delivered.messageId &&
+    previous.bodyDigest !== undefined &&
+    previous.bodyDigest !== delivered.bodyDigest
+  );
 }
 
 /**

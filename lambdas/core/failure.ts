@@ -21,8 +21,11 @@ export type FailureDecision =
       readonly counters: FailureCounters;
       readonly failureEvent: boolean;
     }
-  /** Rule 8: quarantine for a person to check the outside system; never retried. */
-  | { readonly kind: 'outcome-unknown' };
+  /**
+   * Rule 8: quarantine for a person to check the outside system; never retried. Also a rule 7
+   * event: an outside system that hangs after requests is an outage, not a run of poison.
+   */
+  | { readonly kind: 'outcome-unknown'; readonly failureEvent: true };
 
 export function decideFailure(
   item: FailureCounters,
@@ -32,7 +35,7 @@ export function decideFailure(
 ): FailureDecision {
   switch (errorClass) {
     case 'outcome-unknown':
-      return { kind: 'outcome-unknown' };
+      return { kind: 'outcome-unknown', failureEvent: true };
     case 'permanent':
       // The message itself is at fault, so this attempt is charged to it.
       return quarantine('permanent-error', { ...item, charged: item.charged + 1 }, 1, false);

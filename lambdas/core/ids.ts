@@ -7,8 +7,25 @@ import { createHash } from 'node:crypto';
 
 /** `q-<sha256(message key) first 16 hex>-g<generation>-a<attempts started>` (docs/design.md). */
 export function quarantineId(messageKey: string, generation: number, attemptsStarted: number): string {
-  const digest = createHash('sha256').update(messageKey, 'utf8').digest('hex').slice(0, 16);
+  const digest = sha256(messageKey).slice(0, 16);
   return `q-${digest}-g${generation}-a${attemptsStarted}`;
+}
+
+/**
+ * The quarantine id of a message that collided with another's key: its own, so it never meets
+ * the record of the message whose key it carries. `q-<key digest>-c<messageId digest>`.
+ */
+export function collisionQuarantineId(messageKey: string, messageId: string): string {
+  return `q-${sha256(messageKey).slice(0, 16)}-c${sha256(messageId).slice(0, 16)}`;
+}
+
+/** sha256 of a body as SQS delivered it (UTF-8): tells the same content from other content. */
+export function bodyDigest(body: string): string {
+  return sha256(body);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /**

@@ -18,14 +18,9 @@ export function messageKey(
   record: {
     readonly messageId: string;
     readonly body: string;
-    /** The original's key on an operator's replay (a new SQS message with a new messageId). */
-    readonly replayOfKey?: string;
   },
   keyPath?: string,
 ): MessageKeyResult {
-  if (record.replayOfKey !== undefined && record.replayOfKey !== '') {
-    return { ok: true, key: record.replayOfKey };
-  }
   if (keyPath === undefined) {
     return { ok: true, key: record.messageId };
   }
@@ -41,12 +36,73 @@ export function messageKey(
     }
     value = (value as Record<string, unknown>)[segment];
   }
-  const key = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) {
+    // JSON.parse rounds big integers and long decimals: two ids would share one key.
+    return { ok: false, reason: `"${keyPath}" is a number JSON cannot carry exactly (not a safe integer)` };
+  }
+  const key = typeof value === 'number' ? String(value) : value;
   if (typeof key !== 'string' || key === '') {
     return { ok: false, reason: `"${keyPath}" is not a non-empty string or number` };
   }
+  return checkedKey(key, `"${keyPath}"`);
+}
+
+export type ReplayKeyResult =
+  | { readonly ok: true; readonly key: string; readonly replayOf: string }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * An operator's replay carries the original's key and the quarantine id it came from (contract/
+ * message-attributes.ts). Any producer can set message attributes, so this only checks their
+ * form; the ledger honours the key only if its item was reset for exactly that replay.
+ * `undefined`: the message does not claim to be a replay.
+ */
+export function replayKey(attributes: {
+  readonly messageKey?: string;
+  readonly replayOf?: string;
+}): ReplayKeyResult | undefined {
+  if (attributes.messageKey === undefined && attributes.replayOf === undefined) return undefined;
+  if (
+    attributes.messageKey === undefined ||
+    attributes.replayOf === undefined ||
+    attributes.replayOf === ''
+  ) {
+    return { ok: false, reason: 'a replay needs both pq-message-key and pq-replay-of' };
+  }
+  const checked = checkedKey(attributes.messageKey, 'pq-message-key');
+  return checked.ok ? { ...checked, replayOf: attributes.replayOf } : checked;
+}
+
+/** The key a delivered record is worked on under; `fallback` says why it is the messageId. */
+export interface RecordKey {
+  readonly key: string;
+  /** Set when the record claims to be an operator's replay of this quarantine record. */
+  readonly replayOf?: string;
+  readonly fallback?: string;
+}
+
+/**
+ * A replay's attributes if well formed, else the key path, else the messageId: bad input never
+ * loses a message, it only loses its business key (and the reason is kept to be logged).
+ */
+export function recordKey(
+  record: {
+    readonly messageId: string;
+    readonly body: string;
+    readonly replay: { readonly messageKey?: string; readonly replayOf?: string };
+  },
+  keyPath?: string,
+): RecordKey {
+  const replay = replayKey(record.replay);
+  if (replay?.ok) return { key: replay.key, replayOf: replay.replayOf };
+  const result = replay ?? messageKey(record, keyPath);
+  return result.ok ? { key: result.key } : { key: record.messageId, fallback: result.reason };
+}
+
+function checkedKey(key: string, what: string): MessageKeyResult {
+  if (key === '') return { ok: false, reason: `${what} is empty` };
   if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) {
-    return { ok: false, reason: `"${keyPath}" is longer than ${MAX_KEY_BYTES} bytes` };
+    return { ok: false, reason: `${what} is longer than ${MAX_KEY_BYTES} bytes` };
   }
   return { ok: true, key };
 }

@@ -47,6 +47,16 @@ export interface LedgerItem {
   readonly messageId: string;
   readonly stage: string;
   readonly external?: ExternalRecord;
+  /**
+   * Rule 8, sticky for the attempt: a keyless call of this attempt that reached `pending` and was
+   * not proven unsent. Later calls do not clear it, and no start may pass it; only an operator's
+   * answer does (a replay resets it).
+   */
+  readonly unrepeatable?: ExternalRecord;
+  /** The quarantine id an operator's replay was made from (set by the reset before the replay). */
+  readonly replayOf?: string;
+  /** sha256 of the body of the latest attempt's message: tells a redelivery from a key collision. */
+  readonly bodyDigest?: string;
   readonly lastError?: ErrorEvidence;
   /** ISO-8601. */
   readonly firstAttemptAt: string;
@@ -62,6 +72,7 @@ export const QUARANTINE_REASONS = [
   'unknown-error-repeated',
   'transient-retries-exhausted',
   'outcome-unknown',
+  'key-collision',
 ] as const;
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
+import { bodyDigest } from '../../lambdas/core/ids';
 import { drive } from '../world/drive';
 import { testWorld } from '../world/scenario';
 
@@ -16,7 +17,9 @@ describe('rule 8 holds whatever the attempt does after a keyless call', () => {
     // Prepare
     const { world, outside } = testWorld({
       scripts: {
-        M1: [[charge, { do: 'external', name: 'notify', idempotencyKey: 'n-1', result: 'ok' }, { do: 'crash' }]],
+        M1: [
+          [charge, { do: 'external', name: 'notify', idempotencyKey: 'n-1', result: 'ok' }, { do: 'crash' }],
+        ],
       },
     });
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
@@ -26,7 +29,9 @@ describe('rule 8 holds whatever the attempt does after a keyless call', () => {
 
     // Assess
     expect(outside.count('id-M1', 'charge')).toBe(1);
-    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['outcome-unknown']);
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual([
+      'outcome-unknown',
+    ]);
   });
 
   it('given a keyless charge and then a call refused before sending, then the charge is not retried', async () => {
@@ -41,7 +46,9 @@ describe('rule 8 holds whatever the attempt does after a keyless call', () => {
 
     // Assess
     expect(outside.count('id-M1', 'charge')).toBe(1);
-    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['outcome-unknown']);
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual([
+      'outcome-unknown',
+    ]);
   });
 
   it('given the done write of a keyless call is throttled once, then it is retried and the message completes', async () => {
@@ -74,11 +81,13 @@ describe('rule 8 holds whatever the attempt does after a keyless call', () => {
 
     // Assess
     expect(outside.count('id-M1', 'charge')).toBe(1);
-    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['outcome-unknown']);
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual([
+      'outcome-unknown',
+    ]);
   });
 });
 
-describe('rule 7 sees our own and the outside system\'s outages', () => {
+describe("rule 7 sees our own and the outside system's outages", () => {
   it('given the outside system hangs after every request, then consumption pauses and no further message is sent into it', async () => {
     // Prepare
     const labels = ['M1', 'M2', 'M3', 'M4', 'M5', 'M6'];
@@ -95,7 +104,9 @@ describe('rule 7 sees our own and the outside system\'s outages', () => {
 
     // Assess: three failure events trip the breaker; the three sent wait for a person; no fourth is sent.
     expect(world.control.breaker?.record.state).toBe('open');
-    expect([...world.operations.executions.keys()].filter((name) => name.startsWith('pause-'))).toHaveLength(1);
+    expect([...world.operations.executions.keys()].filter((name) => name.startsWith('pause-'))).toHaveLength(
+      1,
+    );
     const reasons = [...world.quarantine.records.values()].map((record) => record.reason);
     expect(reasons).toEqual(['outcome-unknown', 'outcome-unknown', 'outcome-unknown']);
     const requests = labels.map((label) => outside.count(`id-${label}`, 'charge'));
@@ -165,9 +176,27 @@ describe('rule 6: one crash is one restart of the trial', () => {
       env: { PQ_IN_PROCESS_CONCURRENCY: '4', PQ_ISOLATION_TRIAL_MESSAGES: '4' },
       scripts: {
         M1: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'crash' }], []],
-        M2: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'stage', name: 'c' }]],
-        M3: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'stage', name: 'c' }]],
-        M4: [[{ do: 'stage', name: 'a' }, { do: 'stage', name: 'b' }, { do: 'stage', name: 'c' }]],
+        M2: [
+          [
+            { do: 'stage', name: 'a' },
+            { do: 'stage', name: 'b' },
+            { do: 'stage', name: 'c' },
+          ],
+        ],
+        M3: [
+          [
+            { do: 'stage', name: 'a' },
+            { do: 'stage', name: 'b' },
+            { do: 'stage', name: 'c' },
+          ],
+        ],
+        M4: [
+          [
+            { do: 'stage', name: 'a' },
+            { do: 'stage', name: 'b' },
+            { do: 'stage', name: 'c' },
+          ],
+        ],
       },
     });
     for (const label of ['M1', 'M2', 'M3', 'M4']) world.queue.send({ messageId: `id-${label}`, body: label });
@@ -183,7 +212,7 @@ describe('rule 6: one crash is one restart of the trial', () => {
 });
 
 describe('message keys from producers', () => {
-  it('given a producer sets pq-message-key to another message\'s key, then it is worked on under its own id', async () => {
+  it("given a producer sets pq-message-key to another message's key, then it is worked on under its own id", async () => {
     // Prepare
     const { world } = testWorld();
     world.queue.send({ messageId: 'id-victim', body: 'V' });
@@ -259,7 +288,7 @@ describe('rule 2 under a lowered limit', () => {
     const { world } = testWorld({ env: { PQ_ATTEMPT_LIMIT: '1' } });
     const now = world.clock.date();
     const begin = { key: 'id-M1', attemptId: 'a-1', envId: 'env-0', messageId: 'id-M1', now, expiresAt: 0 };
-    await world.ledger.start({ ...begin, attemptLimit: 3 });
+    await world.ledger.start({ ...begin, attemptLimit: 3, bodyDigest: bodyDigest('M1') });
     await world.ledger.recordFailure('id-M1', 'a-1', {
       counters: { charged: 1, transientFailures: 0, unknownFailures: 1 },
       now,

@@ -12,6 +12,8 @@ import { aLedgerItem, aPolicy } from './fixtures';
 const policy = aPolicy({ attemptLimit: 3, attemptTimeoutSeconds: 30 });
 /** Long after the fixture's lastAttemptAt (2025-01-01T00:00:00Z): an in-flight attempt is dead. */
 const AN_HOUR_LATER = Date.parse('2025-01-01T01:00:00.000Z');
+/** The same SQS message again (the fixtures' messageId). */
+const REDELIVERED = { messageId: aLedgerItem().messageId, bodyDigest: 'digest-1' };
 const at = '2025-01-01T00:00:01.000Z';
 const pending: ExternalRecord = { name: 'charge-card', status: 'pending', at };
 const pendingIdempotent: ExternalRecord = { ...pending, idempotencyKey: 'order-17-charge' };
@@ -30,10 +32,10 @@ describe('decideDelivery', () => {
     ],
     // Rule 8: outcome unknown, whatever the count.
     [
-      'in flight with a pending non-idempotent call',
+      'in flight with a pending non-idempotent call (first: was the work finished after all?)',
       { external: pending },
       undefined,
-      { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
+      { kind: 'need-crash-context', envId: 'env-a' },
     ],
     [
       'in flight with a pending non-idempotent call and budget left',
@@ -44,7 +46,7 @@ describe('decideDelivery', () => {
     [
       'in flight with a pending non-idempotent call at the limit',
       { external: pending, charged: 2, attempts: 3 },
-      undefined,
+      { inFlight: 1 },
       { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
     ],
     // A crash: first learn how many messages the environment had in flight.
@@ -58,7 +60,7 @@ describe('decideDelivery', () => {
     [
       'in flight after a finished non-idempotent call (redoing the work would repeat it)',
       { external: done },
-      undefined,
+      { inFlight: 2 },
       { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
     ],
     [
@@ -180,7 +182,7 @@ describe('decideDelivery', () => {
     ],
   ])('given the previous item is %s, then the decision is as stated', (_name, previous, crash, expected) => {
     // Act
-    const decision = decideDelivery(aLedgerItem(previous), crash, policy, AN_HOUR_LATER);
+    const decision = decideDelivery(aLedgerItem(previous), crash, policy, AN_HOUR_LATER, REDELIVERED);
 
     // Assess
     expect(decision).toStrictEqual(expected);
@@ -200,7 +202,13 @@ describe('an attempt that may still be running', () => {
         external: { name: 'pay', status: 'pending', at: lastAttemptAt },
       });
       // Act
-      const decision = decideDelivery(previous, undefined, policy, Date.parse('2025-01-01T00:00:00.000Z'));
+      const decision = decideDelivery(
+        previous,
+        undefined,
+        policy,
+        Date.parse('2025-01-01T00:00:00.000Z'),
+        REDELIVERED,
+      );
       // Assess
       expect(decision).toStrictEqual({ kind: 'busy', retryInSeconds: retry });
     },
@@ -208,7 +216,13 @@ describe('an attempt that may still be running', () => {
 
   it('given it started exactly one timeout ago, then it counts as crashed', () => {
     const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:30.000Z' });
-    const decision = decideDelivery(previous, undefined, policy, Date.parse('2025-01-01T00:00:00.000Z'));
+    const decision = decideDelivery(
+      previous,
+      undefined,
+      policy,
+      Date.parse('2025-01-01T00:00:00.000Z'),
+      REDELIVERED,
+    );
     expect(decision.kind).toBe('need-crash-context');
   });
 });
@@ -235,5 +249,67 @@ describe('failure event keys (rule 7)', () => {
 
   it('given a caught error, then the key is the message', () => {
     expect(failureEventForMessage('order-17')).toBe('msg:order-17');
+  });
+});
+
+describe('deliveries the start write refused for the new reasons', () => {
+  const crashed = { lastAttemptAt: '2025-01-01T00:00:00.000Z' };
+  it.each<[string, Partial<LedgerItem>, CrashContext | undefined, typeof REDELIVERED, DeliveryDecision]>([
+    [
+      'a finished key, another message with other bytes: a collision, not a duplicate',
+      { state: 'completed', bodyDigest: 'digest-1' },
+      undefined,
+      { messageId: 'another', bodyDigest: 'digest-2' },
+      { kind: 'key-collision' },
+    ],
+    [
+      'a finished key, another message with the same bytes: a duplicate',
+      { state: 'quarantined', bodyDigest: 'digest-1' },
+      undefined,
+      { messageId: 'another', bodyDigest: 'digest-1' },
+      { kind: 'duplicate', state: 'quarantined' },
+    ],
+    [
+      'a ready item holding an unrepeatable call: outcome unknown, never a retry',
+      { state: 'ready', charged: 0, unrepeatable: { name: 'pay', status: 'done', at: 'x' } },
+      undefined,
+      REDELIVERED,
+      { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
+    ],
+    [
+      'a crash after a keyless call even though a keyed call came later: outcome unknown',
+      {
+        ...crashed,
+        unrepeatable: { name: 'pay', status: 'done', at: 'x' },
+        external: { name: 'notify', status: 'done', at: 'y', idempotencyKey: 'n-1' },
+      },
+      { inFlight: 1 },
+      REDELIVERED,
+      { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
+    ],
+    [
+      'an attempt whose completion was lost: completed, not a crash',
+      { ...crashed, attemptId: 'attempt-1', external: { name: 'pay', status: 'done', at: 'x' } },
+      { inFlight: 1, completedAttemptId: 'attempt-1' },
+      REDELIVERED,
+      { kind: 'lost-completion' },
+    ],
+    [
+      'a lost completion of an older attempt: the crash of this one is still charged',
+      { ...crashed, attemptId: 'attempt-2' },
+      { inFlight: 1, completedAttemptId: 'attempt-1' },
+      REDELIVERED,
+      {
+        kind: 'proceed',
+        charge: 1,
+        crash: 'attributable',
+        startIsolation: false,
+        failureEvent: 'msg:order-17',
+      },
+    ],
+  ])('given %s', (_name, previous, crash, delivered, expected) => {
+    expect(decideDelivery(aLedgerItem(previous), crash, policy, AN_HOUR_LATER, delivered)).toStrictEqual(
+      expected,
+    );
   });
 });

@@ -21,7 +21,12 @@ describe('decideFailure', () => {
         failureEvent: false,
       },
     ],
-    ['an unknown outcome goes to a person', fresh, 'outcome-unknown', { kind: 'outcome-unknown' }],
+    [
+      'an unknown outcome goes to a person, and is an outage signal',
+      fresh,
+      'outcome-unknown',
+      { kind: 'outcome-unknown', failureEvent: true },
+    ],
     [
       'a first unknown error retries once, charged',
       fresh,

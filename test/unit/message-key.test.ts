@@ -1,18 +1,52 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type MessageKeyResult, messageKey } from '../../lambdas/core/message-key';
+import {
+  type MessageKeyResult,
+  messageKey,
+  type ReplayKeyResult,
+  replayKey,
+} from '../../lambdas/core/message-key';
 
 const messageId = '059f36b4-87a3-44ab-83d2-661975830a7d';
 
-describe('messageKey of an operator replay', () => {
-  it.each<[string, string | undefined, string | undefined, string]>([
-    ['the original key wins over the new messageId', 'order-17', undefined, 'order-17'],
-    ['the original key wins over the key path', 'order-17', 'order.id', 'order-17'],
-    ['an empty original key is ignored', '', undefined, messageId],
-    ['no replay: the messageId', undefined, undefined, messageId],
-  ])('%s', (_name, replayOfKey, keyPath, expected) => {
-    const result = messageKey({ messageId, body: '{"order":{"id":"other"}}', replayOfKey }, keyPath);
-    expect(result).toStrictEqual({ ok: true, key: expected });
+describe('replayKey: the attributes of an operator replay, checked for form only', () => {
+  it.each<[string, { messageKey?: string; replayOf?: string }, ReplayKeyResult | undefined]>([
+    ['no replay attributes: not a replay', {}, undefined],
+    [
+      'both: the original key and the record',
+      { messageKey: 'order-17', replayOf: 'q-1' },
+      { ok: true, key: 'order-17', replayOf: 'q-1' },
+    ],
+    [
+      'a key without the record it replays',
+      { messageKey: 'order-17' },
+      { ok: false, reason: 'a replay needs both pq-message-key and pq-replay-of' },
+    ],
+    [
+      'a record without the key',
+      { replayOf: 'q-1' },
+      { ok: false, reason: 'a replay needs both pq-message-key and pq-replay-of' },
+    ],
+    ['an empty key', { messageKey: '', replayOf: 'q-1' }, { ok: false, reason: 'pq-message-key is empty' }],
+    [
+      'a key over 2048 bytes',
+      { messageKey: 'é'.repeat(1025), replayOf: 'q-1' },
+      { ok: false, reason: 'pq-message-key is longer than 2048 bytes' },
+    ],
+  ])('%s', (_name, attributes, expected) => {
+    expect(replayKey(attributes)).toStrictEqual(expected);
+  });
+});
+
+describe('messageKey and numbers JSON cannot carry exactly', () => {
+  it.each([
+    ['an integer beyond 2^53', '{"order":{"id":12345678901234567891}}'],
+    ['a long decimal', '{"order":{"id":0.30000000000000004441}}'],
+  ])('given %s, then the key is not taken from it', (_name, body) => {
+    expect(messageKey({ messageId, body }, 'order.id')).toStrictEqual({
+      ok: false,
+      reason: '"order.id" is a number JSON cannot carry exactly (not a safe integer)',
+    });
   });
 });
 

@@ -21,6 +21,8 @@ export class MemoryControl implements ControlPort {
   replayFrozen = false;
   readonly failures: (FailureEvent & { readonly kind: string })[] = [];
   readonly crashes = new Map<string, number>();
+  readonly lostCompletions = new Map<string, string>();
+  private isolationCause: string | undefined;
 
   constructor(private readonly firstCooldownSeconds: number) {}
 
@@ -50,6 +52,14 @@ export class MemoryControl implements ControlPort {
     if (fixed !== undefined) return fixed;
     this.crashes.set(envId, counted);
     return counted;
+  }
+
+  async recordLostCompletion(lost: { readonly key: string; readonly attemptId: string }): Promise<void> {
+    this.lostCompletions.set(lost.key, lost.attemptId);
+  }
+
+  async lostCompletion(key: string): Promise<string | undefined> {
+    return this.lostCompletions.get(key);
   }
 
   async tripBreaker(trip: {
@@ -90,8 +100,11 @@ export class MemoryControl implements ControlPort {
   async startIsolation(start: {
     readonly now: Date;
     readonly messages: number;
+    readonly cause: string;
     readonly reason?: string;
   }): Promise<ActiveTrial> {
+    if (this.isolation?.active && this.isolationCause === start.cause) return structuredClone(this.isolation);
+    this.isolationCause = start.cause;
     const trial: ActiveTrial = {
       active: true,
       remaining: start.messages,

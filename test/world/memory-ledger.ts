@@ -38,7 +38,13 @@ export class MemoryLedger implements LedgerPort {
 
   async start(input: StartInput): Promise<StartResult> {
     const current = this.items.get(input.key);
-    if (current !== undefined && !(current.state === 'ready' && admits(current, input))) {
+    const admitted =
+      current === undefined
+        ? input.replayOf === undefined
+        : admitsRetry(current, input) &&
+          (input.replayOf === undefined || current.replayOf === input.replayOf);
+    if (!admitted) {
+      if (current === undefined) throw new Error('a conditional write failed on no item: nothing to return');
       return { started: false, previous: copy(current) };
     }
     const next: Stored = {
@@ -83,9 +89,16 @@ export class MemoryLedger implements LedgerPort {
     });
   }
 
-  async recordExternal(key: string, attemptId: string, external: ExternalRecord): Promise<LedgerEntry> {
+  async recordExternal(
+    key: string,
+    attemptId: string,
+    external: ExternalRecord,
+    unrepeatable?: ExternalRecord,
+  ): Promise<LedgerEntry> {
     return this.whileInFlight('recordExternal', key, attemptId, (item) => {
       item.external = { ...external };
+      if (unrepeatable === undefined) delete item.unrepeatable;
+      else item.unrepeatable = { ...unrepeatable };
     });
   }
 
@@ -175,11 +188,22 @@ export class MemoryLedger implements LedgerPort {
       unknownFailures: 0,
       replayedAt: reset.now.toISOString(),
       generation: current.generation + 1,
+      ...(reset.quarantineId === undefined ? {} : { replayOf: reset.quarantineId }),
     });
     delete current.external;
+    delete current.unrepeatable;
     delete current.quarantineId;
     delete current.envId;
     return copy(current);
+  }
+
+  /** Operator side, a `done` answer: the state machine's MarkLedgerCompleted, unconditional. */
+  async completeByOperator(key: string, now: Date): Promise<void> {
+    const current = this.items.get(key);
+    if (current === undefined) return;
+    current.state = 'completed';
+    current.lastEndedAt = now.toISOString();
+    delete current.envId;
   }
 
   private whileInFlight(
@@ -202,9 +226,11 @@ export class MemoryLedger implements LedgerPort {
   }
 }
 
-/** Whether a `ready` item admits another start (the start write's condition beyond the state). */
-function admits(_current: Stored, _input: StartInput): boolean {
-  return true;
+/** The start write's condition on an existing item: a retry below the limit, no unrepeatable call. */
+function admitsRetry(current: Stored, input: StartInput): boolean {
+  return (
+    current.state === 'ready' && current.charged < input.attemptLimit && current.unrepeatable === undefined
+  );
 }
 
 function begin(
@@ -212,7 +238,15 @@ function begin(
   current: Stored | undefined,
 ): Pick<
   Stored,
-  'state' | 'attemptId' | 'envId' | 'messageId' | 'stage' | 'lastAttemptAt' | 'firstAttemptAt' | 'expiresAt'
+  | 'state'
+  | 'attemptId'
+  | 'envId'
+  | 'messageId'
+  | 'stage'
+  | 'lastAttemptAt'
+  | 'firstAttemptAt'
+  | 'expiresAt'
+  | 'bodyDigest'
 > {
   return {
     state: 'in-flight',
@@ -223,6 +257,7 @@ function begin(
     lastAttemptAt: input.now.toISOString(),
     firstAttemptAt: current?.firstAttemptAt ?? input.now.toISOString(),
     expiresAt: input.expiresAt,
+    bodyDigest: input.bodyDigest,
   };
 }
 

@@ -38,7 +38,9 @@ export function testWorld(options: TestWorldOptions = {}): TestWorld {
   const faultFor = (call: FaultCall): FaultKind | undefined => {
     const fault = remaining.find(
       (candidate) =>
-        candidate.left > 0 && candidate.at === call.point && (candidate.key === undefined || candidate.key === call.key),
+        candidate.left > 0 &&
+        candidate.at === call.point &&
+        (candidate.key === undefined || candidate.key === call.key),
     );
     if (fault === undefined) return undefined;
     fault.left -= 1;

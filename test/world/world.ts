@@ -101,14 +101,21 @@ export class World {
     this.random = options.random ?? Math.random;
   }
 
-  /** A new execution environment (a cold start) with its own consumer instance. */
-  environment(): ExecutionEnvironment & { readonly handle: Handle } {
+  /**
+   * A new execution environment (a cold start) with its own consumer instance. `overrides`
+   * (contract/env.ts names) stand for a redeploy: only environments started after it see them.
+   */
+  environment(overrides?: Record<string, string>): ExecutionEnvironment & { readonly handle: Handle } {
     const env = new ExecutionEnvironment(`env-${this.environments.length + 1}`);
     this.environments.push(env);
     const ports = this.portsFor(env);
+    const config =
+      overrides === undefined
+        ? this.config
+        : parseConfig(worldEnvironment({ ...this.options.env, ...overrides }));
     const handler = consumerHandler({
       ...ports,
-      config: this.config,
+      config,
       processor: this.options.processorFor(env),
       logger: new Logger({ serviceName: 'world', logLevel: 'SILENT' }),
       meter: new CallMeter(),
@@ -116,6 +123,8 @@ export class World {
       now: () => this.clock.date(),
       newId: () => `id-${++this.ids}`,
       random: this.random,
+      // Waiting is time passing, nothing more.
+      sleep: async (ms) => this.clock.advance(ms),
     });
     return Object.assign(env, { handle: handler as unknown as Handle });
   }

@@ -1,0 +1,207 @@
+/**
+ * Rule 1 and what a refused start means (docs/design.md, "The consumer, per record", step 2):
+ * the key a record is worked on under, the start write, and, when the ledger refuses it, the
+ * core's decision carried out. Returns the started item or the record's outcome.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
+import type { LedgerEntry, StartInput } from '../adapters/attempt-ledger';
+import { LedgerUnavailableError } from '../adapters/errors';
+import { isPoisonSuspect } from '../core/breaker';
+import { type DeliveryDecision, decideDelivery, failureEventForMessage } from '../core/delivery';
+import { bodyDigest, collisionQuarantineId } from '../core/ids';
+import { recordKey } from '../core/message-key';
+import type { LedgerItem } from '../core/types';
+import type { ConsumerDeps } from './deps';
+import { reportFailureEvent } from './outage-watch';
+import { quarantined, type RecordOutcome, type RecordSession } from './record-outcome';
+
+/** Under which key a record is worked on; `replayOf` when it claims to be an operator's replay. */
+interface Identity {
+  readonly key: string;
+  readonly replayOf?: string;
+}
+
+export async function beginAttempt(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SQSRecord,
+  identity: Identity = identify(deps, record),
+): Promise<LedgerEntry | RecordOutcome> {
+  const now = deps.now();
+  const attempt: StartInput = {
+    key: identity.key,
+    attemptId: deps.newId(),
+    envId: deps.envId,
+    messageId: record.messageId,
+    bodyDigest: bodyDigest(record.body),
+    attemptLimit: deps.config.policy.attemptLimit,
+    now,
+    expiresAt: Math.floor(now.getTime() / 1000) + deps.config.ledgerRetentionDays * 86_400,
+    ...(identity.replayOf === undefined ? {} : { replayOf: identity.replayOf }),
+  };
+  const started = await startReportingOutage(deps, session, attempt);
+  if ('kind' in started) return started;
+  if (started.started) return started.item;
+
+  const previous = started.previous;
+  if (identity.replayOf !== undefined && previous.replayOf !== identity.replayOf) {
+    // Not the item an operator reset for this replay: a producer's attributes, not a replay.
+    deps.logger.warn('replay attributes ignored: no such replay is pending; using the messageId', {
+      event: 'message-key-fallback',
+      messageId: record.messageId,
+      why: 'pq-message-key does not name an item reset for this replay',
+    });
+    return beginAttempt(deps, session, record, { key: record.messageId });
+  }
+  const delivered = { messageId: record.messageId, bodyDigest: attempt.bodyDigest };
+  let decision = decideDelivery(previous, undefined, deps.config.policy, now.getTime(), delivered);
+  if (decision.kind === 'need-crash-context') {
+    const crash = await crashContext(deps, decision.envId, previous.key, attempt.expiresAt);
+    decision = decideDelivery(previous, crash, deps.config.policy, now.getTime(), delivered);
+  }
+  return carryOut(deps, session, record, attempt, previous, decision);
+}
+
+async function carryOut(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SQSRecord,
+  attempt: StartInput,
+  previous: LedgerEntry,
+  decision: DeliveryDecision,
+): Promise<LedgerEntry | RecordOutcome> {
+  const { now } = attempt;
+  switch (decision.kind) {
+    case 'need-crash-context':
+      throw new Error('the core asked for the crash context twice');
+    case 'duplicate':
+      return { kind: 'duplicate' };
+    case 'lost-completion':
+      await deps.ledger.complete(previous.key, previous.attemptId, now);
+      return { kind: 'duplicate' };
+    case 'key-collision':
+      return quarantined(deps, session, record, collidingItem(record, previous, now), 'key-collision', 0, {
+        id: collisionQuarantineId(previous.key, record.messageId),
+        markLedger: false,
+      });
+    case 'busy':
+      // Another delivery's attempt may still be running: come back once it must be over.
+      await deps.queue.delay(record.receiptHandle, decision.retryInSeconds);
+      return { kind: 'retry', delaySeconds: decision.retryInSeconds };
+    case 'outcome-unknown':
+      // A person checks the outside system whatever happens; the event may also reveal an outage.
+      if (await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'transient' })) session.pause();
+      return quarantined(deps, session, record, previous, 'outcome-unknown', 0);
+    case 'quarantine':
+    case 'proceed': {
+      if (decision.crash !== 'none' && decision.failureEvent) {
+        const paused = await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'crash' });
+        if (session.probing && !isPoisonSuspect(previous, 'crash')) await deps.control.recordProbe('failure');
+        if (paused) {
+          session.pause();
+          // An outage, not poison: settle the crashed attempt without charging it.
+          await deps.ledger.recordFailure(previous.key, previous.attemptId, { counters: previous, now });
+          return { kind: 'returned', why: 'paused' };
+        }
+      }
+      if (decision.kind === 'quarantine') {
+        return quarantined(deps, session, record, previous, decision.reason, decision.charge);
+      }
+      // Rule 6: an unattributable crash starts a trial; a crash during one starts the count again,
+      // once per crash however many of its messages come back.
+      if (decision.startIsolation || (session.isolationActive() && decision.crash === 'attributable')) {
+        await deps.control.startIsolation({
+          now,
+          messages: deps.config.policy.isolationTrialMessages,
+          cause: previous.envId ?? previous.attemptId,
+        });
+        session.isolationStarted();
+      }
+      const restarted = await deps.ledger.restartAfterCrash({
+        ...attempt,
+        previousAttemptId: previous.attemptId,
+        charge: decision.charge,
+      });
+      // Another delivery of the same key settled it first: let that one work.
+      return restarted.started ? restarted.item : { kind: 'returned', why: 'attempt-race' };
+    }
+  }
+}
+
+/**
+ * The start write, fail closed. An attempts table that refuses writes is a shared dependency
+ * down (rule 7): each refused message is a failure event, so enough of them pause consumption
+ * instead of cycling every message toward the backstop.
+ */
+async function startReportingOutage(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  attempt: StartInput,
+): Promise<Awaited<ReturnType<ConsumerDeps['ledger']['start']>> | RecordOutcome> {
+  try {
+    return await deps.ledger.start(attempt);
+  } catch (error) {
+    if (!(error instanceof LedgerUnavailableError)) throw error;
+    deps.logger.error('attempt not started: the attempts table is unavailable', {
+      event: 'ledger-unavailable',
+      error,
+    });
+    const event = { key: failureEventForMessage(attempt.key), kind: 'transient' as const };
+    if (await reportFailureEvent(deps, event)) session.pause();
+    return { kind: 'returned', why: 'ledger-unavailable' };
+  }
+}
+
+/** Rules 5, 6 and 10: who else the dead environment held, and whether the work had finished. */
+async function crashContext(deps: ConsumerDeps, deadEnv: string, key: string, expiresAt: number) {
+  const inFlight = await deps.control.crashInFlight(
+    deadEnv,
+    async () => (await deps.ledger.inFlightKeysOf(deadEnv)).length,
+    expiresAt,
+  );
+  const completedAttemptId = await deps.control.lostCompletion(key);
+  return completedAttemptId === undefined ? { inFlight } : { inFlight, completedAttemptId };
+}
+
+function identify(deps: ConsumerDeps, record: SQSRecord): Identity {
+  const { key, replayOf, fallback } = recordKey(
+    {
+      messageId: record.messageId,
+      body: record.body,
+      replay: {
+        messageKey: record.messageAttributes[MESSAGE_KEY_ATTRIBUTE]?.stringValue,
+        replayOf: record.messageAttributes[REPLAY_OF_ATTRIBUTE]?.stringValue,
+      },
+    },
+    deps.config.messageKeyPath,
+  );
+  if (fallback !== undefined) {
+    // Bad input never loses a message: it is worked on under its messageId, and we say why.
+    deps.logger.warn('message key not usable; using the messageId', {
+      event: 'message-key-fallback',
+      messageId: record.messageId,
+      why: fallback,
+    });
+  }
+  return replayOf === undefined ? { key } : { key, replayOf };
+}
+
+/** The evidence of a message that never got an attempt of its own: it carries another's key. */
+function collidingItem(record: SQSRecord, previous: LedgerItem, now: Date): LedgerItem {
+  const at = now.toISOString();
+  return {
+    key: previous.key,
+    state: previous.state,
+    attempts: 0,
+    charged: 0,
+    transientFailures: 0,
+    unknownFailures: 0,
+    generation: previous.generation,
+    attemptId: 'none',
+    messageId: record.messageId,
+    stage: 'not-started',
+    firstAttemptAt: at,
+    lastAttemptAt: at,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * What one record's life ends in, what it shares with the rest of its batch, and the quarantine
+ * step as every path of the record calls it.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import type { LedgerItem } from '../core/types';
+import type { ConsumerDeps } from './deps';
+import { type QuarantineRequest, quarantineMessage } from './quarantine-step';
+import type { ShareWindow } from './share-window';
+
+export type RecordOutcome =
+  | { readonly kind: 'completed' }
+  | { readonly kind: 'duplicate' }
+  | { readonly kind: 'quarantined'; readonly quarantineId: string }
+  | { readonly kind: 'retry'; readonly delaySeconds: number }
+  /** Not worked on, or stopped: the message goes back to the queue untouched. */
+  | { readonly kind: 'returned'; readonly why: string };
+
+/** What one invocation knows about the control state and shares between its records. */
+export interface RecordSession {
+  readonly shares: ShareWindow;
+  /** The breaker is half-open: this batch is the probe; its outcomes are reported. */
+  readonly probing: boolean;
+  /** An isolation trial runs: at the batch's start, or since a crash this batch discovered. */
+  readonly isolationActive: () => boolean;
+  /** Consumption paused during this batch: no further record may start. */
+  readonly paused: () => boolean;
+  /** This environment paused consumption (rule 7 or a rule 11 stop). */
+  readonly pause: () => void;
+  /** Rule 6 started here: the rest of this batch runs one record at a time. */
+  readonly isolationStarted: () => void;
+}
+
+export async function quarantined(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SQSRecord,
+  item: LedgerItem,
+  reason: QuarantineRequest['reason'],
+  charge: number,
+  options: Pick<QuarantineRequest, 'error' | 'id' | 'markLedger'> = {},
+): Promise<RecordOutcome> {
+  const outcome = await quarantineMessage(deps, session.shares, { record, item, reason, charge, ...options });
+  if (outcome.kind === 'stopped') {
+    session.pause();
+    return { kind: 'returned', why: outcome.why };
+  }
+  return { kind: 'quarantined', quarantineId: outcome.quarantineId };
+}
