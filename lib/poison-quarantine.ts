@@ -94,7 +94,7 @@ export class PoisonQuarantine extends Construct {
       reportBatchItemFailures: true,
     });
     this.consumer.addEventSource(this.eventSource);
-    this.grantConsumer(tables, storage, stateMachineArn);
+    this.grantConsumer(tables, storage, stateMachineArn, stateMachineName);
 
     this.stateMachine = new OperationsStateMachine(this, 'Operations', {
       stateMachineName,
@@ -296,7 +296,12 @@ export class PoisonQuarantine extends Construct {
   }
 
   /** Least privilege: the consumer writes quarantine content but can never read or delete it. */
-  private grantConsumer(tables: StateTables, storage: QuarantineStorage, stateMachineArn: string): void {
+  private grantConsumer(
+    tables: StateTables,
+    storage: QuarantineStorage,
+    stateMachineArn: string,
+    stateMachineName: string,
+  ): void {
     const role = this.consumer.role as iam.IRole;
     const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
       role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources, conditions }));
@@ -320,13 +325,34 @@ export class PoisonQuarantine extends Construct {
     allow(['dynamodb:Query'], [storage.byStatusIndexArn], { StringEquals: { 'dynamodb:Select': 'COUNT' } });
     allow(['s3:PutObject'], [storage.bucket.arnForObjects(`${QUARANTINE_PREFIX}*`)]);
     allow(['states:StartExecution'], [stateMachineArn]);
+    // An open breaker must always have a live pause: the consumer reads its pause runs' status.
+    const pauseRuns = `${stateMachineName}:pause-*`;
+    allow(
+      ['states:DescribeExecution'],
+      [
+        Stack.of(this).formatArn({
+          service: 'states',
+          resource: 'execution',
+          resourceName: pauseRuns,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    );
     allow(['sqs:ChangeMessageVisibility'], [this.queue.queueArn]);
-    Validations.of(role).acknowledge({
-      id: this.quarantineObjectsFinding(),
-      reason:
-        'Each quarantined message gets its own object key (its quarantine id), unknown in advance; ' +
-        'the consumer may only put objects under the quarantine prefix, never read or delete them.',
-    });
+    Validations.of(role).acknowledge(
+      {
+        id: this.quarantineObjectsFinding(),
+        reason:
+          'Each quarantined message gets its own object key (its quarantine id), unknown in advance; ' +
+          'the consumer may only put objects under the quarantine prefix, never read or delete them.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${pauseRuns}]`,
+        reason:
+          'A pause episode may need several runs (pause-<epoch>, pause-<epoch>-r2, ...), named as they ' +
+          'are needed; the consumer may only describe its own pause executions, to restart a dead one.',
+      },
+    );
   }
 }
 

@@ -4,6 +4,7 @@
  * retry never starts a second execution for the same record or pause.
  */
 import {
+  DescribeExecutionCommand,
   SendTaskFailureCommand,
   SendTaskSuccessCommand,
   type SFNClient,
@@ -37,6 +38,9 @@ export interface PauseInput {
 
 const TIMINGS = ['cooldownSeconds', 'maxCooldownSeconds', 'probeSeconds', 'pollSeconds'] as const;
 
+/** Runs of one pause episode before the consumer gives up restarting it and leaves it to alarms. */
+export const MAX_PAUSE_RUNS = 5;
+
 /** SendTask* errors that mean the wait is over or never was: the token is no good. */
 const TOKEN_REJECTIONS = ['InvalidToken', 'TaskDoesNotExist', 'TaskTimedOut'];
 
@@ -58,9 +62,14 @@ export class Operations {
     });
   }
 
-  /** Rules 7 and 11: disable the mapping and tell a person; one execution per breaker epoch. */
+  /**
+   * Rules 7 and 11: disable the mapping and tell a person. Makes sure one run of the breaker
+   * epoch's pause is alive: a run that exists and is running (or succeeded: it resumed) is left
+   * alone; one that failed, timed out or was aborted is replaced by the next run, so an open
+   * breaker always has an execution driving it back.
+   */
   async startPause(input: PauseInput): Promise<StartOutcome> {
-    return this.start(pauseExecutionName(input.epoch), {
+    const pauseInput = {
       kind: 'pause',
       reason: input.reason,
       epoch: input.epoch,
@@ -69,7 +78,17 @@ export class Operations {
       ...Object.fromEntries(
         TIMINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]),
       ),
-    });
+    };
+    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+      const name = pauseExecutionName(input.epoch, run);
+      const outcome = await this.start(name, pauseInput);
+      if (outcome.started) return outcome;
+      const status = await this.status(name);
+      if (status === 'RUNNING' || status === 'SUCCEEDED') return { started: false };
+    }
+    throw new OperationsUnavailableError(
+      `State machine ${this.stateMachineArn}: ${MAX_PAUSE_RUNS} runs of pause ${input.epoch} ended without resuming`,
+    );
   }
 
   /** An operator's answer to an open wait; `output` becomes the waiting state's result. */
@@ -99,6 +118,20 @@ export class Operations {
       if (isSdkError(error, 'ExecutionAlreadyExists')) return { started: false };
       throw new OperationsUnavailableError(
         `State machine ${this.stateMachineArn}: execution ${name} not started: ${describeSdkError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  private async status(name: string): Promise<string | undefined> {
+    // An execution's ARN is its machine's with `stateMachine` -> `execution` and its name appended.
+    const executionArn = `${this.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    try {
+      const result = await this.sfn.send(new DescribeExecutionCommand({ executionArn }));
+      return result.status;
+    } catch (error) {
+      throw new OperationsUnavailableError(
+        `State machine ${this.stateMachineArn}: execution ${name} not described: ${describeSdkError(error)}`,
         { cause: error },
       );
     }

@@ -4,10 +4,12 @@
  * quarantined goes back to the queue; nothing is dropped.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { OpenBreaker } from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
 import { leavesTimeFor } from '../core/time-guard';
 import type { ControlCache } from './control-cache';
 import type { ConsumerDeps } from './deps';
+import { keepPauseAlive } from './outage-watch';
 import { processRecord, type RecordOutcome, type RecordSession } from './record-lifecycle';
 import type { ShareWindow } from './share-window';
 
@@ -16,6 +18,8 @@ export interface BatchState {
   readonly shares: ShareWindow;
   /** The longest a record has taken in this execution environment, in ms (the time guard). */
   longestRecordMs: number;
+  /** When this environment last checked that an open breaker's pause runs (epoch ms). */
+  pauseCheckedAt: number;
 }
 
 type Run = (record: SQSRecord) => Promise<RecordOutcome>;
@@ -34,7 +38,9 @@ export async function handleBatch(
   // The breaker may have gone half-open since the cached read: a probe must not be refused.
   if (snapshot.breaker?.state === 'open') snapshot = await state.cache.refresh();
   if (snapshot.breaker?.state === 'open') {
-    // Paused (the mapping is being disabled): touch nothing, charge nothing.
+    // Paused (the mapping is being disabled): touch nothing, charge nothing; and make sure the
+    // pause is really being driven, or the queue would stop here for good.
+    await checkPauseAlive(deps, state, snapshot.breaker);
     return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
   }
   let concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
@@ -130,6 +136,23 @@ async function processSafely(
       error: error as Error,
     });
     return { kind: 'returned', why: (error as Error).name ?? 'error' };
+  }
+}
+
+/** At most once per control-cache period per environment: a batch while paused is rare anyway. */
+async function checkPauseAlive(deps: ConsumerDeps, state: BatchState, breaker: OpenBreaker): Promise<void> {
+  const now = deps.now().getTime();
+  if (now - state.pauseCheckedAt < deps.config.controlCacheSeconds * 1000) return;
+  state.pauseCheckedAt = now;
+  try {
+    await keepPauseAlive(deps, breaker);
+  } catch (error) {
+    // The records go back either way; the next check tries again.
+    deps.logger.error('the pause execution could not be checked or restarted', {
+      event: 'pause-unchecked',
+      epoch: breaker.epoch,
+      error: error as Error,
+    });
   }
 }
 

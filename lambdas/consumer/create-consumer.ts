@@ -80,6 +80,7 @@ export function consumerHandler(deps: ConsumerDeps): SqsHandler {
     cache: new ControlCache(deps.control, config.controlCacheSeconds * 1000, deps.now),
     shares: new ShareWindow(config.policy),
     longestRecordMs: 0,
+    pauseCheckedAt: Number.NEGATIVE_INFINITY,
   };
   return (event, context) => handleBatch(deps, state, event, context);
 }

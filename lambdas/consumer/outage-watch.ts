@@ -39,7 +39,18 @@ export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason):
   const stop = pauseWaitsForOperator(reason);
   const tripped = await deps.control.tripBreaker({ reason, now: deps.now(), stop });
   if (!tripped.tripped) return;
-  const timings = deps.config.breakerTimings;
-  await deps.operations.startPause({ epoch: tripped.epoch, reason, stop, ...timings });
+  await keepPauseAlive(deps, { epoch: tripped.epoch, reason, stop });
   deps.logger.warn('consumption paused', { event: 'paused', reason, stop, epoch: tripped.epoch });
+}
+
+/**
+ * An open breaker must always have a pause execution driving it back (or waiting for an
+ * operator): the trip and the start are two calls, and a run can fail later. Whoever sees the
+ * breaker open makes sure one run of its epoch is alive (idempotent names, see Operations).
+ */
+export async function keepPauseAlive(
+  deps: ConsumerDeps,
+  pause: { readonly epoch: number; readonly reason: string; readonly stop: boolean },
+): Promise<void> {
+  await deps.operations.startPause({ ...pause, ...deps.config.breakerTimings });
 }

@@ -36,6 +36,10 @@ export function outcomeUnknownExecutionName(quarantineId: string): string {
   return `ou-${quarantineId}`;
 }
 
-export function pauseExecutionName(epoch: number): string {
-  return `pause-${epoch}`;
+/**
+ * One pause episode (breaker epoch) may need several runs: a run that failed or was stopped
+ * while the breaker stayed open is replaced by the next (`pause-<epoch>-r2`, ...).
+ */
+export function pauseExecutionName(epoch: number, run = 1): string {
+  return run === 1 ? `pause-${epoch}` : `pause-${epoch}-r${run}`;
 }

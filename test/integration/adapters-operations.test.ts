@@ -168,16 +168,24 @@ describe('Operations: executions', () => {
     await stop(first.executionArn);
   });
 
-  it('answers ExecutionAlreadyExists for a finished execution of that name', async () => {
+  it('given the epoch\'s pause run was stopped, then the next start begins a second run of it', async () => {
+    // Prepare: a run that ended without resuming (an operator stopped it, or it failed).
     const epoch = 2_000_000 + Math.floor(Math.random() * 1_000_000);
     const first = await operations.startPause({ epoch, reason: 'outage', stop: false });
     if (!first.started) throw new Error('not started');
     await stop(first.executionArn);
     await finished(first.executionArn);
 
-    expect(await operations.startPause({ epoch, reason: 'outage', stop: false })).toStrictEqual({
-      started: false,
-    });
+    // Act
+    const second = await operations.startPause({ epoch, reason: 'outage', stop: false });
+    const again = await operations.startPause({ epoch, reason: 'outage', stop: false });
+
+    // Assess: a live run again, and only one.
+    if (!second.started) throw new Error('no second run');
+    expect(second.executionArn).toMatch(new RegExp(`:pause-${epoch}-r2$`));
+    expect(again).toStrictEqual(second);
+    expect(await executionsNamed(`pause-${epoch}-r2`)).toBe(1);
+    await stop(second.executionArn);
   });
 
   it('turns a refused start into OperationsUnavailableError', async () => {

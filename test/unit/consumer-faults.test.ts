@@ -303,3 +303,52 @@ describe('rule 2 under a lowered limit', () => {
     expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['crash-limit']);
   });
 });
+
+describe('an open breaker always has a pause driving it back (issue 8, defect 1)', () => {
+  const outage = [[{ do: 'throw', error: 'transient' } as const]];
+  const labels = ['M1', 'M2', 'M3', 'M4'];
+  const outageWorld = (faults: Parameters<typeof testWorld>[0]['faults'] = []) => {
+    const made = testWorld({ scripts: Object.fromEntries(labels.map((label) => [label, outage])), faults });
+    for (const label of labels) made.world.queue.send({ messageId: `id-${label}`, body: label });
+    return made;
+  };
+
+  it('given the pause start fails right after the trip, then the next batch that finds the breaker open starts it', async () => {
+    // Prepare: the trip lands, its StartExecution is throttled.
+    const { world } = outageWorld([{ at: 'operations.startPause', error: 'throttle' }]);
+    await world.deliver(world.environment(), 10);
+    expect(world.control.breaker?.record.state).toBe('open');
+    expect(world.operations.executions.size).toBe(0);
+    world.queue.send({ messageId: 'id-M5', body: 'M5' });
+
+    // Act
+    const later = await world.deliver(world.environment(), 10);
+
+    // Assess: the batch is handed back untouched, and the pause now runs.
+    expect(later.kind === 'returned' && later.failed).toEqual(
+      later.records.map((record) => record.messageId),
+    );
+    expect([...world.operations.executions.keys()]).toEqual(['pause-1']);
+  });
+
+  it('given the pause run failed while the breaker stays open, then a second run of the epoch is started', async () => {
+    // Prepare
+    const { world } = outageWorld();
+    await world.deliver(world.environment(), 10);
+    const run = world.operations.executions.get('pause-1');
+    if (run === undefined) throw new Error('no pause started');
+    run.status = 'FAILED';
+    world.queue.send({ messageId: 'id-M5', body: 'M5' });
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess
+    expect(
+      [...world.operations.executions.entries()].map(([name, execution]) => [name, execution.status]),
+    ).toEqual([
+      ['pause-1', 'FAILED'],
+      ['pause-1-r2', 'RUNNING'],
+    ]);
+  });
+});

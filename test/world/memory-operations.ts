@@ -1,19 +1,26 @@
 /**
  * The operations state machine's executions in memory, with Step Functions' idempotent names: a
- * second StartExecution of a name that exists starts nothing (lambdas/adapters/operations.ts
- * reports `started: false`). What the executions then do is the explorer's business.
+ * repeated StartExecution of a name that exists starts nothing. While that execution is open, the
+ * very same input is answered as the first start was (same ARN); another input, or any input once
+ * the execution closed, is ExecutionAlreadyExists (lambdas/adapters/operations.ts reports
+ * `started: false`). What the executions then do is the explorer's business.
  */
-import type { PauseInput, StartOutcome } from '../../lambdas/adapters/operations';
+import { OperationsUnavailableError } from '../../lambdas/adapters/errors';
+import { MAX_PAUSE_RUNS, type PauseInput, type StartOutcome } from '../../lambdas/adapters/operations';
 import type { OperationsPort } from '../../lambdas/consumer/ports';
 import { outcomeUnknownExecutionName, pauseExecutionName } from '../../lambdas/core/ids';
 
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
 export interface Execution {
   readonly name: string;
   readonly input: Record<string, unknown>;
+  readonly executionArn: string;
   status: ExecutionStatus;
 }
+
+/** The pause input's optional timings, passed on only when given (as Operations.startPause does). */
+const TIMINGS = ['cooldownSeconds', 'maxCooldownSeconds', 'probeSeconds', 'pollSeconds'] as const;
 
 export class MemoryOperations implements OperationsPort {
   readonly executions = new Map<string, Execution>();
@@ -24,17 +31,45 @@ export class MemoryOperations implements OperationsPort {
   }): Promise<StartOutcome> {
     return this.start(outcomeUnknownExecutionName(input.quarantineId), {
       kind: 'outcome-unknown',
-      ...input,
+      quarantineId: input.quarantineId,
+      messageKey: input.messageKey,
     });
   }
 
+  /** As Operations.startPause: the epoch's first run that is alive, or a new run after dead ones. */
   async startPause(input: PauseInput): Promise<StartOutcome> {
-    return this.start(pauseExecutionName(input.epoch), { kind: 'pause', ...input });
+    const pauseInput = {
+      kind: 'pause',
+      reason: input.reason,
+      epoch: input.epoch,
+      stop: input.stop,
+      ...Object.fromEntries(
+        TIMINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]),
+      ),
+    };
+    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+      const name = pauseExecutionName(input.epoch, run);
+      const outcome = this.start(name, pauseInput);
+      if (outcome.started) return outcome;
+      const status = this.executions.get(name)?.status;
+      if (status === 'RUNNING' || status === 'SUCCEEDED') return { started: false };
+    }
+    throw new OperationsUnavailableError(
+      `${MAX_PAUSE_RUNS} runs of pause ${input.epoch} ended without resuming`,
+    );
   }
 
   private start(name: string, input: Record<string, unknown>): StartOutcome {
-    if (this.executions.has(name)) return { started: false };
-    this.executions.set(name, { name, input, status: 'RUNNING' });
-    return { started: true, executionArn: `arn:aws:states:us-east-1:000000000000:execution:ops:${name}` };
+    const existing = this.executions.get(name);
+    if (existing !== undefined) {
+      // Step Functions compares the input strings, and the adapter serializes in a fixed order.
+      const sameInput = JSON.stringify(existing.input) === JSON.stringify(input);
+      return existing.status === 'RUNNING' && sameInput
+        ? { started: true, executionArn: existing.executionArn }
+        : { started: false };
+    }
+    const executionArn = `arn:aws:states:us-east-1:000000000000:execution:ops:${name}`;
+    this.executions.set(name, { name, input, executionArn, status: 'RUNNING' });
+    return { started: true, executionArn };
   }
 }
