@@ -3,6 +3,7 @@
  * described by size and hash (the bytes go to a file with --body-out).
  */
 import { createHash } from 'node:crypto';
+import { terminalText } from './output';
 
 export interface BodyDescription {
   readonly bytes: number;
@@ -26,14 +27,12 @@ export function exactUtf8(bytes: Uint8Array): string | undefined {
 }
 
 /**
- * Control characters (other than tab, line feed and CR LF) could move the cursor or recolour the
- * terminal, or hide part of the body: such a body is described, not printed.
+ * A body is printed only if the terminal would show it as it is (output.ts: no control character
+ * but tab, line feed and CR LF, no bidi control): anything else could move the cursor, recolour
+ * the terminal or hide part of the body, and escaping it would no longer show the exact body.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/;
-
 export function describeBody(bytes: Uint8Array): BodyDescription {
   const described = { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
   const text = exactUtf8(bytes);
-  return text === undefined || UNPRINTABLE.test(text) ? described : { ...described, text };
+  return text === undefined || terminalText(text) !== text ? described : { ...described, text };
 }

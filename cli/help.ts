@@ -26,8 +26,13 @@ A typical incident:
   pq show ID                      the evidence and the exact message
   pq cause ID "what went wrong"   required before any replay
   pq replay ID                    once the fix is deployed (or --group GROUP)
+  pq discard ID --reason "..."    or: it must never run (resolved, content kept)
 
 Exit codes: 0 done; 2 refused or bad arguments, nothing changed (the reason is on stderr);
 1 failed (AWS unreachable, access denied...: the message is on stderr).
+
+Stored text (error messages, keys, causes, reasons) is printed with control characters and
+bidi controls shown as escapes (\\x1b, \\u202e); --json carries the exact strings, with those
+characters as JSON \\u escapes.
 `;
 }

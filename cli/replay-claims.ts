@@ -14,6 +14,8 @@ import { Refused } from './errors';
 
 // Record timeline: open --claim--> replaying --finish--> replayed
 //                                  replaying --release--> open (the replay did not happen)
+// A replay killed half-way leaves `replaying`; `replay --resume` finishes or releases it from
+// what the ledger shows (core/operator.ts `decideResume`).
 const IS_STATUS = 'attribute_exists(#id) AND #status = :from';
 const HAS_CAUSE = '#cause <> :unidentified';
 const SET_STATUS = 'SET #status = :to, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
@@ -32,7 +34,7 @@ export class ReplayClaims {
     await this.move(id, 'replaying', 'replayed', entry);
   }
 
-  /** Undoes a claim whose replay did not happen. */
+  /** Undoes a claim whose replay did not happen, or whose message, if it went out, can no longer run. */
   async release(id: string, entry: AuditEntry): Promise<void> {
     await this.move(id, 'replaying', 'open', entry);
   }

@@ -7,11 +7,20 @@
  * goes to the source queue with its attributes and `pq-replay-of`; the record gets its `replay`
  * audit entry. A record awaiting an operator keeps its status: the state machine moves it on
  * when it receives the decision. A failure before the send succeeds is undone.
+ *
+ * A replay killed half-way (or whose undo failed) leaves its claim: `replay --resume` settles
+ * it from the ledger (core/operator.ts `decideResume`), never by sending.
  */
-import { LedgerStateMismatchError } from '../lambdas/adapters/errors';
+import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
+import { LedgerStateMismatchError, StaleAttemptError } from '../lambdas/adapters/errors';
 import type { AuditEntry, QuarantineRecord } from '../lambdas/adapters/quarantine-writer';
 import type { RecordedMessageAttribute } from '../lambdas/adapters/source-queue';
-import { REPLAY_AUDIT } from '../lambdas/core/operator';
+import {
+  REPLAY_AUDIT,
+  REPLAY_RUNNING_AT_MOST_MINUTES,
+  REPLAY_STARTED_AUDIT,
+  type ResumePlan,
+} from '../lambdas/core/operator';
 import { exactUtf8 } from './body';
 import type { Deployment } from './deployment';
 import { Refused } from './errors';
@@ -52,16 +61,16 @@ export async function replayRecord(
   }
   const messageAttributes = recordedAttributes(await deployment.records.readEnvelope(id));
 
-  if (via === 'replay') await deployment.claims.claim(id, auditEntry(actor, 'replay-started'));
-  let ledgerReset = false;
+  // The claim's `when` dates the replay: resume waits until it cannot still be running.
+  if (via === 'replay') await deployment.claims.claim(id, auditEntry(actor, REPLAY_STARTED_AUDIT));
+  let reset: LedgerEntry | undefined;
   let receipt: ReplayReceipt;
   try {
-    const ledger = await deployment.ledger.resetForReplay(record.messageKey, {
+    reset = await deployment.ledger.resetForReplay(record.messageKey, {
       expectedState: 'quarantined',
       quarantineId: id,
       now: actor.now,
     });
-    ledgerReset = true;
     const sent = await deployment.queue.replay({
       body,
       messageAttributes,
@@ -69,9 +78,9 @@ export async function replayRecord(
       replayOf: id,
       messageKey: record.messageKey,
     });
-    receipt = { id, messageId: sent.messageId, generation: ledger.generation };
+    receipt = { id, messageId: sent.messageId, generation: reset.generation };
   } catch (error) {
-    await undo(deployment, record, via, actor, { ledgerReset, failure: (error as Error).message });
+    await undo(deployment, record, via, actor, { reset, failure: (error as Error).message });
     if (error instanceof LedgerStateMismatchError) {
       throw new Refused(
         `record ${id}: the attempts ledger no longer holds this quarantine, nothing was sent (${error.message})`,
@@ -86,7 +95,7 @@ export async function replayRecord(
   } catch (error) {
     throw new Error(
       `record ${id} WAS replayed as message ${receipt.messageId}, but its replay was not recorded ` +
-        `(${(error as Error).message}): do not replay it again`,
+        `(${(error as Error).message}): do not replay it again${via === 'replay' ? `; ${settleLater(id)}` : ''}`,
     );
   }
   return receipt;
@@ -95,28 +104,84 @@ export async function replayRecord(
 /**
  * Puts the ledger and the record back as they were. If the send failed ambiguously and the
  * message did reach the queue, the re-quarantined ledger makes its delivery a duplicate
- * (acknowledged, no work): the record is open again and nothing ran twice.
+ * (acknowledged, no work): the record is open again and nothing ran twice. If the consumer has
+ * already started it, the replay did happen: nothing is put back, and resume records it.
  */
 async function undo(
   deployment: Deployment,
   record: QuarantineRecord,
   via: ReplayVia,
   actor: Actor,
-  outcome: { readonly ledgerReset: boolean; readonly failure: string },
+  outcome: { readonly reset: LedgerEntry | undefined; readonly failure: string },
 ): Promise<void> {
   try {
-    if (outcome.ledgerReset) {
-      await deployment.ledger.markQuarantined(record.messageKey, { quarantineId: record.id, now: actor.now });
-    }
+    if (outcome.reset) await requarantine(deployment, record, outcome.reset, actor.now);
     if (via === 'replay')
       await deployment.claims.release(record.id, auditEntry(actor, 'replay-aborted', outcome.failure));
   } catch (undoError) {
     throw new Error(
       `record ${record.id}: replay failed (${outcome.failure}) and could not be undone ` +
-        `(${(undoError as Error).message}); the record may stay "replaying" and its ledger item may ` +
-        'already have a fresh budget: check both (pq show) before replaying again',
+        `(${(undoError as Error).message}); ` +
+        (via === 'replay'
+          ? `the record stays "replaying": ${settleLater(record.id)}`
+          : 'its ledger item may already have a fresh budget: check it (pq show) before answering again'),
     );
   }
+}
+
+/**
+ * The ledger item this replay reset, back to `quarantined` by the record, only while no attempt
+ * has started on it: the attempt id is still the one the reset left (`markQuarantined` with an
+ * attempt id), else StaleAttemptError and nothing changes. A copy of the replay that reaches the
+ * consumer afterwards is acknowledged as a duplicate.
+ */
+function requarantine(deployment: Deployment, record: QuarantineRecord, reset: LedgerEntry, now: Date) {
+  return deployment.ledger.markQuarantined(record.messageKey, {
+    attemptId: reset.attemptId,
+    quarantineId: record.id,
+    now,
+  });
+}
+
+function settleLater(id: string): string {
+  return `pq replay ${id} --resume --reason "..." settles it from the ledger (${REPLAY_RUNNING_AT_MOST_MINUTES} minutes after it started)`;
+}
+
+export interface ResumeReceipt {
+  readonly id: string;
+  readonly resumed: 'finish' | 'release';
+  readonly evidence: string;
+}
+
+/**
+ * Carries out `decideResume`: records the replay as done, or releases the claim, first putting
+ * a reset ledger item back (so a copy of the replay still in the queue does no work). Nothing is
+ * sent: after a release, the operator's next `pq replay` is the one that runs.
+ */
+export async function resumeReplay(
+  deployment: Deployment,
+  record: QuarantineRecord,
+  ledger: LedgerEntry | undefined,
+  plan: Exclude<ResumePlan, { readonly kind: 'refuse' }>,
+  actor: Actor,
+): Promise<ResumeReceipt> {
+  const why = `${actor.why}: ${plan.evidence}`;
+  if (plan.kind === 'finish') {
+    await deployment.claims.finish(record.id, auditEntry(actor, 'replay-confirmed', why));
+  } else {
+    if (plan.requarantine && ledger !== undefined) {
+      try {
+        await requarantine(deployment, record, ledger, actor.now);
+      } catch (error) {
+        if (!(error instanceof StaleAttemptError)) throw error;
+        throw new Refused(
+          `record ${record.id}: the consumer picked the replay up just now, nothing was changed: resume again to record it`,
+        );
+      }
+    }
+    await deployment.claims.release(record.id, auditEntry(actor, 'replay-released', why));
+  }
+  return { id: record.id, resumed: plan.kind, evidence: plan.evidence };
 }
 
 /**

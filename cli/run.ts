@@ -1,6 +1,7 @@
 /**
  * The CLI as a function: argv in, text out, exit code back. bin/pq.ts passes the process's
- * streams and environment; tests pass their own.
+ * streams and environment; tests pass their own. Every write goes through `say` or `print`, so
+ * nothing reaches the terminal without output.ts's escaping.
  */
 import { parseCommandArgs } from './arguments';
 import type { Command, CommandContext, CommandResult } from './command';
@@ -8,7 +9,7 @@ import { COMMANDS } from './commands';
 import { type Deployment, resolveDeployment } from './deployment';
 import { Refused, UsageError } from './errors';
 import { overallHelp } from './help';
-import type { Output } from './output';
+import { jsonText, type Output, terminalText } from './output';
 
 export interface CliIo {
   readonly stdout: Output;
@@ -23,24 +24,24 @@ export const EXIT = { ok: 0, failed: 1, refused: 2 } as const;
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(overallHelp(COMMANDS));
+    say(io.stdout, overallHelp(COMMANDS));
     return name === undefined ? EXIT.refused : EXIT.ok;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    io.stderr.write(`pq: unknown command ${JSON.stringify(name)} (pq --help lists them)\n`);
+    say(io.stderr, `pq: unknown command ${JSON.stringify(name)} (pq --help lists them)\n`);
     return EXIT.refused;
   }
   try {
     const args = parseCommandArgs(rest, command.options);
     if (args.flag('help')) {
-      io.stdout.write(`${command.help}\n`);
+      say(io.stdout, `${command.help}\n`);
       return EXIT.ok;
     }
     const result = await command.run(contextFor(args, io));
     print(result, args.flag('json'), io);
     if (result.refusal === undefined) return EXIT.ok;
-    io.stderr.write(`pq ${command.name}: refused: ${result.refusal}\n`);
+    say(io.stderr, `pq ${command.name}: refused: ${result.refusal}\n`);
     return EXIT.refused;
   } catch (error) {
     return report(command, error, io);
@@ -67,20 +68,25 @@ function contextFor(args: ReturnType<typeof parseCommandArgs>, io: CliIo): Comma
 }
 
 function print(result: CommandResult, json: boolean, io: CliIo): void {
-  io.stdout.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+  io.stdout.write(json ? jsonText(result.json) : terminalText(result.text));
+}
+
+/** Messages quote ids, keys, statuses and given values: escaped like any other output. */
+function say(stream: Output, text: string): void {
+  stream.write(terminalText(text));
 }
 
 /** One line on stderr. Adapter errors never carry a task token or a body, so messages are safe. */
 function report(command: Command, error: unknown, io: CliIo): number {
   if (error instanceof UsageError) {
-    io.stderr.write(`pq ${command.name}: ${error.message} (pq ${command.name} --help)\n`);
+    say(io.stderr, `pq ${command.name}: ${error.message} (pq ${command.name} --help)\n`);
     return EXIT.refused;
   }
   if (error instanceof Refused) {
-    io.stderr.write(`pq ${command.name}: refused: ${error.message}\n`);
+    say(io.stderr, `pq ${command.name}: refused: ${error.message}\n`);
     return EXIT.refused;
   }
   const { name, message } = error instanceof Error ? error : new Error(String(error));
-  io.stderr.write(`pq ${command.name}: failed: ${name === 'Error' ? '' : `${name}: `}${message}\n`);
+  say(io.stderr, `pq ${command.name}: failed: ${name === 'Error' ? '' : `${name}: `}${message}\n`);
   return EXIT.failed;
 }

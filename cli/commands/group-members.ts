@@ -1,8 +1,10 @@
-/** The records of one failure group (`list --group`), for the group forms of cause and replay. */
+/** The records of one failure group (`list --group`), and acting on them one by one. */
 import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
 import { matchesGroup } from '../../lambdas/core/operator';
+import type { CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused } from '../errors';
+import { table } from '../output';
 
 /** Open and awaiting-operator records whose error signature is the group's, oldest first. */
 export async function unresolvedInGroup(
@@ -22,4 +24,48 @@ export async function unresolvedInGroup(
     );
   }
   return members;
+}
+
+/** A member a rule refused; the others still proceed. */
+export interface MemberRefusal {
+  readonly id: string;
+  readonly refused: string;
+}
+
+export function isRefusal(outcome: object): outcome is MemberRefusal {
+  return 'refused' in outcome;
+}
+
+/**
+ * Acts on each member in turn, one line each; refused members make the exit 2. A failure stops
+ * the run and says how far it got: what was done stays done, and running the command again acts
+ * only on what is left (done records are no longer open).
+ */
+export async function actOnGroup<Done extends { readonly id: string }>(
+  members: readonly QuarantineRecord[],
+  done: { readonly verb: string; readonly detail: (outcome: Done) => string },
+  act: (record: QuarantineRecord) => Promise<Done | MemberRefusal>,
+): Promise<CommandResult> {
+  const outcomes: (Done | MemberRefusal)[] = [];
+  for (const record of members) {
+    try {
+      outcomes.push(await act(record));
+    } catch (error) {
+      const succeeded = outcomes.filter((outcome) => !isRefusal(outcome)).length;
+      throw new Error(
+        `${done.verb} ${succeeded} of ${members.length}, then ${record.id} failed: ${(error as Error).message}`,
+      );
+    }
+  }
+  const refused = outcomes.filter(isRefusal).length;
+  const rows = outcomes.map((outcome) =>
+    isRefusal(outcome)
+      ? [outcome.id, 'REFUSED', outcome.refused]
+      : [outcome.id, done.verb, done.detail(outcome)],
+  );
+  return {
+    json: { outcomes },
+    text: table(['ID', 'RESULT', 'DETAIL'], rows),
+    ...(refused > 0 ? { refusal: `${refused} of ${outcomes.length} records refused (see the table)` } : {}),
+  };
 }

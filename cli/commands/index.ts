@@ -2,6 +2,7 @@
 import type { Command } from '../command';
 import { hold, resume } from './breaker';
 import { cause } from './cause';
+import { discard } from './discard';
 import { freeze, unfreeze } from './freeze';
 import { list } from './list';
 import { replay } from './replay';
@@ -15,6 +16,7 @@ export const COMMANDS: readonly Command[] = [
   show,
   cause,
   replay,
+  discard,
   verify,
   freeze,
   unfreeze,

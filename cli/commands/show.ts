@@ -23,7 +23,8 @@ history: state, counters, generation), the message and system attributes, the au
 (who did what, when, why), and the body:
   - printed between BEGIN/END lines when it is plain UTF-8 text;
   - otherwise only its size and sha256 (it holds bytes a terminal should not print).
-  --body-out FILE   writes the body's exact bytes to FILE (refuses to overwrite a file).
+  --body-out FILE   writes the body's exact bytes to a new FILE, readable by you only (mode
+                    0600); refuses to overwrite a file.
 
 Next: pq cause ID "what went wrong"`,
   async run(context: CommandContext) {
@@ -59,9 +60,14 @@ function absentAs<T>(value: T) {
   };
 }
 
+/**
+ * A body can hold personal data or secrets: the file is readable by its owner only (0600).
+ * `wx` (O_CREAT | O_EXCL) creates a new file or fails, also on a symlink planted at the path,
+ * so nothing is followed and no existing file, with whatever mode it has, is ever written.
+ */
 async function writeBody(file: string, bytes: Buffer): Promise<void> {
   try {
-    await writeFile(file, bytes, { flag: 'wx' });
+    await writeFile(file, bytes, { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST')
       throw new Refused(`${file} exists: not overwritten`);

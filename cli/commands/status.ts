@@ -24,7 +24,8 @@ Shows:
   Isolation   a trial that runs one message at a time after an unattributable crash
   Replay      allowed, or FROZEN (by whom, why): pq unfreeze --reason "..."
   Records     unresolved quarantine records by reason. awaiting-operator = outcome unknown:
-              check the outside system, then pq verify. replaying = a replay broke half-way
+              check the outside system, then pq verify. replaying = a replay broke half-way:
+              pq replay ID --resume (pq list --status replaying shows the ids)
 
 Next: pq list --group`,
   async run(context: CommandContext) {

@@ -32,7 +32,8 @@ export interface OperatorAction {
 
 const PROJECTION = RECORD_ATTRIBUTES.map((attribute) => `#${attribute}`).join(', ');
 
-// Record timeline: open | awaiting-operator --(operator: cause, decision)--> resolved | replayed.
+// Record timeline: open | awaiting-operator --(operator: cause, decision)--> resolved | replayed;
+// open --(operator: discard)--> resolved.
 // Every update names an existing record, so a typo never creates a half-empty one.
 const EXISTS = 'attribute_exists(#id)';
 const APPEND_AUDIT = '#audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
@@ -126,12 +127,15 @@ export class QuarantineRecords {
     return this.update('appendAudit', id, `SET ${APPEND_AUDIT}`, EXISTS, auditValues(entry));
   }
 
-  /** A status change with its audit entry; with `expected`, refused unless the record is in one of them. */
+  /**
+   * A status change with its audit entry; with `expected`, refused unless the record is in one
+   * of them. `what` names the action in the audit (@default `set-status <status>`).
+   */
   async setStatus(
     id: string,
     status: QuarantineStatus,
     action: OperatorAction,
-    options: { readonly expected?: readonly QuarantineStatus[] } = {},
+    options: { readonly expected?: readonly QuarantineStatus[]; readonly what?: string } = {},
   ): Promise<QuarantineRecord> {
     const expected = options.expected ?? [];
     const placeholders = expected.map((_, index) => `:expected${index}`);
@@ -139,7 +143,7 @@ export class QuarantineRecords {
     return this.update('setStatus', id, `SET #status = :status, ${APPEND_AUDIT}`, condition, {
       ':status': S(status),
       ...Object.fromEntries(expected.map((value, index) => [placeholders[index], S(value)])),
-      ...auditValues({ ...action, what: `set-status ${status}` }),
+      ...auditValues({ ...action, what: options.what ?? `set-status ${status}` }),
     });
   }
 

@@ -1,6 +1,7 @@
 /**
- * Rules 4, 8, 11c and 12 as the operator CLI applies them: may this record be replayed, may this
- * verification be answered, may the breaker be resumed or held. Decisions are data; the CLI
+ * Rules 4, 8, 11c and 12 as the operator CLI applies them: may this record be replayed or
+ * discarded, how a replay that broke half-way ends, may this verification be answered, may the
+ * breaker be resumed or held. Decisions are data; the CLI
  * carries them out with conditional writes, so a decision made on a stale read is still refused
  * by the table. Time and identity are passed in.
  */
@@ -33,6 +34,108 @@ export function decideReplay(
   }
   if (!hasCause(record)) return refuse('no cause is recorded yet: run cause ID "what went wrong" first');
   return { kind: 'replay' };
+}
+
+/** The audit `what` of `discard`, the same word the state machine writes for `verify --discard`. */
+export const DISCARD_AUDIT = 'discard';
+
+/**
+ * Closing a record without replaying it. Only `open`: an awaiting record has an operator wait
+ * (the state machine's task token) that only `verify` answers, and anything else is already
+ * being replayed or closed.
+ */
+export function decideDiscard(record: RecordFacts): { readonly kind: 'discard' } | Refusal {
+  if (record.status === 'awaiting-operator') {
+    return refuse(
+      'it waits for an operator to check the outside system (outcome unknown): use verify ID --discard (or --done | --not-done)',
+    );
+  }
+  if (record.status !== 'open') {
+    return refuse(`its status is ${record.status}: only open records can be discarded`);
+  }
+  return { kind: 'discard' };
+}
+
+/** The audit `what` of a plain replay's claim: its `when` is when the replay started. */
+export const REPLAY_STARTED_AUDIT = 'replay-started';
+
+/** A `pq replay` takes seconds; a claim younger than this may be one still running (SDK retries). */
+export const REPLAY_RUNNING_AT_MOST_MINUTES = 10;
+
+/** What the resume decision reads of the attempts ledger item (the replay's key). */
+export interface LedgerFacts {
+  readonly state: string;
+  readonly generation: number;
+  readonly quarantineId?: string;
+  readonly charged: number;
+  readonly transientFailures: number;
+  readonly unknownFailures: number;
+}
+
+/**
+ * `finish`: `replaying` -> `replayed`. `release`: -> `open`, with `requarantine` after first
+ * putting the reset ledger item back to `quarantined` (while no attempt has started on it).
+ */
+export type ResumePlan =
+  | { readonly kind: 'finish'; readonly evidence: string }
+  | { readonly kind: 'release'; readonly requarantine: boolean; readonly evidence: string }
+  | Refusal;
+
+/**
+ * A replay killed half-way leaves the record `replaying`, and whether its message went out is
+ * not known (a SendMessage that timed out may have sent it). The ledger tells what matters: the
+ * reset (generation + 1, `ready`, counters 0) admits one attempt, and a `quarantined` item turns
+ * any delivery into a duplicate (rule 13). Finishing a replay that never went out would lose
+ * it, so only what nothing but a pick-up writes finishes one; clocks are not compared (the
+ * operator's and Lambda's may disagree).
+ * - not reset, or the reset undone (quarantined by this record): a sent copy does no work; release.
+ * - picked up (in flight, completed, quarantined again, a failure counted, a later generation): finish.
+ * - reset, nothing since: the message may wait in the queue (a paused consumer, a backlog) or was
+ *   never sent, and sending again could run it twice. Put the item back to quarantined, so a
+ *   queued copy does no work, and release: the operator's next `pq replay` is the one that runs.
+ */
+export function decideResume(
+  record: RecordFacts & {
+    readonly id: string;
+    readonly generation: number;
+    readonly audit: readonly { readonly what: string; readonly when: string }[];
+  },
+  ledger: LedgerFacts | undefined,
+  now: Date,
+): ResumePlan {
+  if (record.status !== 'replaying') {
+    return refuse(
+      `its status is ${record.status}: only a replay that broke half-way (status replaying) can be resumed`,
+    );
+  }
+  const claimedAt = record.audit.filter((entry) => entry.what === REPLAY_STARTED_AUDIT).at(-1)?.when;
+  const resumableAt = Date.parse(claimedAt ?? '') + REPLAY_RUNNING_AT_MOST_MINUTES * 60_000;
+  if (resumableAt > now.getTime()) {
+    return refuse(
+      `its replay started at ${claimedAt} and may still be running: resume is allowed from ${new Date(resumableAt).toISOString()}`,
+    );
+  }
+  if (ledger === undefined) {
+    return release(false, 'there is no attempts ledger item for its key: no replay can run on it');
+  }
+  if (ledger.state === 'quarantined' && ledger.quarantineId === record.id) {
+    return release(
+      false,
+      `the ledger still holds this quarantine (generation ${ledger.generation}): the replay never reset it, or undid its reset, so a copy it may have sent is acknowledged as a duplicate`,
+    );
+  }
+  const seen = `state ${ledger.state}, generation ${ledger.generation}`;
+  if (ledger.generation <= record.generation) {
+    return release(false, `the ledger was never reset for it (${seen}): nothing was sent`);
+  }
+  const failedSinceReset = ledger.charged + ledger.transientFailures + ledger.unknownFailures > 0;
+  if (ledger.state === 'ready' && ledger.generation === record.generation + 1 && !failedSinceReset) {
+    return release(
+      true,
+      `the ledger was reset (generation ${ledger.generation}) but shows no attempt since: its message may wait in the queue or was never sent; the ledger is put back to quarantined, so a queued copy is acknowledged as a duplicate`,
+    );
+  }
+  return { kind: 'finish', evidence: `the consumer picked the replay up (ledger: ${seen})` };
 }
 
 export type VerifyDecision = 'done' | 'not-done' | 'discard';
@@ -179,6 +282,10 @@ export function groupBySignature(records: readonly GroupedRecord[]): FailureGrou
 /** Whether `selector` (a group id or the full signature) names this signature's group. */
 export function matchesGroup(errorSignature: string, selector: string): boolean {
   return selector === errorSignature || selector === groupId(errorSignature);
+}
+
+function release(requarantine: boolean, evidence: string): ResumePlan {
+  return { kind: 'release', requarantine, evidence };
 }
 
 function refuse(reason: string): Refusal {

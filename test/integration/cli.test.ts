@@ -4,17 +4,26 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupId } from '../../lambdas/core/operator';
-import { type CliHarness, startCliHarness } from './support/cli-harness';
+import { type CliHarness, PARSE_ERROR, startCliHarness } from './support/cli-harness';
 
 const ROOT = join(__dirname, '..', '..');
 const SECRET_TOKEN = 'AAAA-task-token-must-never-be-printed-ZZZZ';
+// What a hostile body puts into a parse error: clear the screen, set the title, ring the bell, a
+// C1 CSI, and a bidi override that makes "exe.png" read as "gnp.exe".
+const HOSTILE = '\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202egnp.exe';
+const HOSTILE_SHOWN = '\\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\u202egnp.exe';
+
+/** Nothing in `text` that a terminal acts on instead of showing. */
+function expectInert(text: string): void {
+  for (const char of ['\u001b', '\u0007', '\u009b', '\u202e']) expect(text).not.toContain(char);
+}
 
 let cli: CliHarness;
 let workDir: string;
@@ -184,6 +193,20 @@ describe('pq show', () => {
     expect(readFileSync(join(workDir, 'taken'), 'utf8')).toBe('keep me');
   });
 
+  it('writes --body-out readable by its owner only (mode 0600, not the 0644 of umask 022)', async () => {
+    const seeded = await cli.quarantine({ body: '{"card": "4111 1111 1111 1111"}' });
+    const file = join(workDir, 'private-body');
+    const umask = process.umask(0o022);
+
+    try {
+      expect((await cli.run('show', seeded.id, '--body-out', file)).code).toBe(0);
+    } finally {
+      process.umask(umask);
+    }
+
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
   it('never prints a stored task token: not in show, list or status, text or JSON', async () => {
     const seeded = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
     await cli.pipeline.clients.dynamodb.send(
@@ -215,6 +238,54 @@ describe('pq show', () => {
       stdout: '',
       stderr: 'pq show: refused: no quarantine record q-nope (pq list shows the ids)\n',
     });
+  });
+});
+
+describe('stored strings in text output', () => {
+  it('shows escapes, never the characters, in show, list, cause, freeze and status, and on stderr', async () => {
+    const seeded = await cli.quarantine({
+      lastError: { ...PARSE_ERROR, message: `Unexpected token in "${HOSTILE}"`, stackHead: `at ${HOSTILE}` },
+    });
+    await cli.pipeline.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: cli.pipeline.names.quarantineTable,
+        Key: { id: { S: seeded.id } },
+        UpdateExpression: 'SET messageKey = :key',
+        ExpressionAttributeValues: { ':key': { S: `order-${HOSTILE}` } },
+      }),
+    );
+
+    const cause = await cli.run('cause', seeded.id, `producer sent ${HOSTILE}`);
+    const show = await cli.run('show', seeded.id);
+    const list = await cli.run('list');
+    const freeze = await cli.run('freeze', '--reason', `because ${HOSTILE}`);
+    const status = await cli.run('status');
+    await cli.run('unfreeze', '--reason', 'test over');
+    const refused = await cli.run('show', `q-${HOSTILE}`);
+
+    for (const output of [cause, show, list, freeze, status, refused])
+      expectInert(output.stdout + output.stderr);
+    expect(show.stdout).toContain(
+      `permanent SyntaxError: Unexpected token in "${HOSTILE_SHOWN}"\n  at ${HOSTILE_SHOWN}\n`,
+    );
+    expect(show.stdout).toContain(`Attempts ledger (key order-${HOSTILE_SHOWN})\n`);
+    expect(show.stdout).toMatch(/^Cause: +producer sent \\x1b\[2J/m);
+    expect(list.stdout).toContain(`SyntaxError: Unexpected token in "${HOSTILE_SHOWN}"\n`);
+    expect(freeze.stdout).toContain(`: because ${HOSTILE_SHOWN}).\n`);
+    expect(status.stdout).toMatch(/^Replay: +FROZEN by .*: because \\x1b\[2J/m);
+    expect(refused.stderr).toBe(
+      `pq show: refused: no quarantine record q-${HOSTILE_SHOWN} (pq list shows the ids)\n`,
+    );
+  });
+
+  it('keeps --json exact: the same strings, escaped as JSON escapes', async () => {
+    const seeded = await cli.quarantine({ lastError: { ...PARSE_ERROR, message: HOSTILE } });
+
+    const { code, stdout } = await cli.run('show', seeded.id, '--json');
+
+    expect(code).toBe(0);
+    expectInert(stdout);
+    expect(JSON.parse(stdout).record.lastError.message).toBe(HOSTILE);
   });
 });
 

@@ -4,13 +4,17 @@ import {
   checkCause,
   checkReason,
   decideBreakerAction,
+  decideDiscard,
   decideReplay,
+  decideResume,
   decideVerify,
   type GroupedRecord,
   groupBySignature,
   groupId,
+  type LedgerFacts,
   matchesGroup,
   REPLAY_AUDIT,
+  REPLAY_STARTED_AUDIT,
   type VerifyDecision,
   verifyOutput,
 } from '../../lambdas/core/operator';
@@ -126,6 +130,105 @@ describe('decideVerify (rule 8)', () => {
       who: 'arn:aws:iam::1:user/ann',
       why: 'no charge in Stripe',
       at: '2030-01-01T03:00:00.000Z',
+    });
+  });
+});
+
+describe('decideDiscard (rule 4)', () => {
+  it('discards an open record, with or without a cause', () => {
+    expect(decideDiscard(open)).toStrictEqual({ kind: 'discard' });
+    expect(decideDiscard({ ...open, cause: 'unidentified' })).toStrictEqual({ kind: 'discard' });
+  });
+
+  it.each<[string, string]>([
+    ['awaiting-operator', 'use verify ID --discard'],
+    ['replaying', 'its status is replaying: only open records can be discarded'],
+    ['replayed', 'its status is replayed: only open records can be discarded'],
+    ['resolved', 'its status is resolved: only open records can be discarded'],
+  ])('refuses a record whose status is %s', (status, refusal) => {
+    expect(decideDiscard({ ...open, status })).toStrictEqual({
+      kind: 'refuse',
+      reason: expect.stringContaining(refusal),
+    });
+  });
+});
+
+describe('decideResume (a replay that broke half-way)', () => {
+  const CLAIMED_AT = '2030-01-01T00:00:00.000Z';
+  const LATER = new Date('2030-01-01T01:00:00.000Z');
+  const stuck = {
+    id: 'q-1-g0-a3',
+    status: 'replaying',
+    cause: 'schema v3 not deployed',
+    generation: 0,
+    audit: [
+      { what: 'set-cause "x"', when: '2029-12-31T00:00:00.000Z' },
+      { what: REPLAY_STARTED_AUDIT, when: CLAIMED_AT },
+    ],
+  };
+  // What resetForReplay leaves: generation + 1, ready, the failure counters 0.
+  const reset: LedgerFacts = {
+    state: 'ready',
+    generation: 1,
+    charged: 0,
+    transientFailures: 0,
+    unknownFailures: 0,
+  };
+  const quarantinedHere: LedgerFacts = {
+    ...reset,
+    state: 'quarantined',
+    generation: 0,
+    quarantineId: stuck.id,
+  };
+  const pickedUp = { kind: 'finish', evidence: expect.stringContaining('picked the replay up') } as const;
+  const release = (requarantine: boolean) =>
+    ({ kind: 'release', requarantine, evidence: expect.any(String) }) as const;
+
+  it.each<[string, LedgerFacts | undefined, ReturnType<typeof decideResume>]>([
+    ['died before the reset: the ledger still holds this quarantine', quarantinedHere, release(false)],
+    ['the reset was undone', { ...quarantinedHere, generation: 1 }, release(false)],
+    ['no ledger item: no replay can run on it', undefined, release(false)],
+    ['the ledger was never reset for it', { ...reset, generation: 0 }, release(false)],
+    ['reset, no attempt since: the message may wait in the queue or was never sent', reset, release(true)],
+    [
+      'an attempt failed after the reset and waits for its retry',
+      { ...reset, transientFailures: 1 },
+      pickedUp,
+    ],
+    ['an attempt was charged after the reset', { ...reset, charged: 1 }, pickedUp],
+    ['the replay is in flight', { ...reset, state: 'in-flight' }, pickedUp],
+    ['the replay completed', { ...reset, state: 'completed' }, pickedUp],
+    [
+      'the replay was quarantined again',
+      { ...reset, state: 'quarantined', quarantineId: 'q-1-g1-a1' },
+      pickedUp,
+    ],
+    ['a later quarantine of it was replayed too', { ...reset, generation: 2 }, pickedUp],
+  ])('%s', (_name, ledger, expected) => {
+    expect(decideResume(stuck, ledger, LATER)).toStrictEqual(expected);
+  });
+
+  it('says what the ledger showed', () => {
+    expect(decideResume(stuck, { ...reset, state: 'completed' }, LATER)).toStrictEqual({
+      kind: 'finish',
+      evidence: 'the consumer picked the replay up (ledger: state completed, generation 1)',
+    });
+  });
+
+  it('refuses a claim young enough to belong to a replay still running', () => {
+    const now = new Date(Date.parse(CLAIMED_AT) + 2 * 60_000);
+
+    expect(decideResume(stuck, reset, now)).toStrictEqual({
+      kind: 'refuse',
+      reason:
+        'its replay started at 2030-01-01T00:00:00.000Z and may still be running: resume is allowed from 2030-01-01T00:10:00.000Z',
+    });
+  });
+
+  it.each(['open', 'replayed', 'awaiting-operator'])('refuses a record whose status is %s', (status) => {
+    expect(decideResume({ ...stuck, status }, reset, LATER)).toStrictEqual({
+      kind: 'refuse',
+      reason: `its status is ${status}: only a replay that broke half-way (status replaying) can be resumed`,
     });
   });
 });

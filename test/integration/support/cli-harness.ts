@@ -18,7 +18,7 @@ import {
 } from '../../../lambdas/adapters/quarantine-writer';
 import type { RecordedMessageAttribute } from '../../../lambdas/adapters/source-queue';
 import { errorSignature } from '../../../lambdas/core/evidence';
-import { quarantineId } from '../../../lambdas/core/ids';
+import { bodyDigest, quarantineId } from '../../../lambdas/core/ids';
 import type { ErrorEvidence } from '../../../lambdas/core/types';
 import { LOCAL_CREDENTIALS } from '../../../local/moto';
 import { type AdapterPipeline, startPipeline } from './pipeline';
@@ -126,6 +126,8 @@ export async function startCliHarness(): Promise<CliHarness> {
       attemptId: randomUUID(),
       envId: 'env-1',
       messageId: envelope.messageId,
+      bodyDigest: bodyDigest(body.toString('utf8')),
+      attemptLimit: 3,
       now: new Date('2030-01-01T00:00:00Z'),
       expiresAt: 1_900_000_000,
     });

@@ -1,0 +1,115 @@
+/**
+ * `pq discard` against the construct deployed into moto: an open record is closed as resolved
+ * with a `discard` audit entry, its content kept; anything not open is refused and unchanged.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { groupId } from '../../lambdas/core/operator';
+import { type CliHarness, startCliHarness } from './support/cli-harness';
+
+const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+
+let cli: CliHarness;
+
+beforeAll(async () => {
+  cli = await startCliHarness();
+});
+beforeEach(async () => {
+  while ((await cli.receive()).length > 0);
+});
+afterAll(async () => cli?.stop());
+
+describe('pq discard ID', () => {
+  it('resolves an open record with an audited discard, keeps its content and sends nothing', async () => {
+    const seeded = await cli.quarantine();
+
+    const discard = await cli.run('discard', seeded.id, '--reason', 'obsolete order, customer cancelled');
+
+    expect(discard).toStrictEqual({
+      code: 0,
+      stderr: '',
+      stdout: `Discarded ${seeded.id}: resolved, nothing replayed. Its content stays in the quarantine bucket (pq show ${seeded.id}).\n`,
+    });
+    const record = await cli.records.get(seeded.id);
+    expect(record?.status).toBe('resolved');
+    expect(record?.audit.map(({ who, what, why }) => ({ who, what, why }))).toStrictEqual([
+      { who: MOTO_CALLER, what: 'discard', why: 'obsolete order, customer cancelled' },
+    ]);
+    expect(Date.parse(record?.audit[0]?.when ?? '')).not.toBeNaN();
+    expect(Buffer.compare(await cli.records.readBody(seeded.id), seeded.body)).toBe(0);
+    expect((await cli.ledger.get(seeded.messageKey))?.state).toBe('quarantined');
+    expect(await cli.receive()).toStrictEqual([]);
+  });
+
+  it('refuses (exit 2, nothing changes) a record awaiting an operator, and one already closed', async () => {
+    const awaiting = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
+    const closed = await cli.quarantine();
+    await cli.run('discard', closed.id, '--reason', 'first');
+
+    const verifyFirst = await cli.run('discard', awaiting.id, '--reason', 'obsolete');
+    const again = await cli.run('discard', closed.id, '--reason', 'second');
+
+    expect(verifyFirst).toStrictEqual({
+      code: 2,
+      stdout: '',
+      stderr: `pq discard: refused: record ${awaiting.id}: it waits for an operator to check the outside system (outcome unknown): use verify ID --discard (or --done | --not-done)\n`,
+    });
+    expect(again.stderr).toBe(
+      `pq discard: refused: record ${closed.id}: its status is resolved: only open records can be discarded\n`,
+    );
+    expect((await cli.records.get(awaiting.id))?.status).toBe('awaiting-operator');
+    expect((await cli.records.get(closed.id))?.audit).toHaveLength(1);
+  });
+
+  it('requires a reason and an existing record', async () => {
+    const seeded = await cli.quarantine();
+
+    expect(await cli.run('discard', seeded.id)).toStrictEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'pq discard: refused: --reason "why" is required\n',
+    });
+    expect((await cli.run('discard', 'q-nope', '--reason', 'x')).stderr).toBe(
+      'pq discard: refused: no quarantine record q-nope (pq list shows the ids)\n',
+    );
+    expect((await cli.records.get(seeded.id))?.status).toBe('open');
+  });
+
+  it('is listed in the overall help', async () => {
+    const { code, stdout } = await cli.run('--help');
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ {2}discard +close open records without replaying them/m);
+  });
+});
+
+describe('pq discard --group', () => {
+  it('discards the open members, reports the awaiting ones (exit 2) and leaves other groups alone', async () => {
+    const error = {
+      class: 'permanent',
+      name: 'ValidationError',
+      message: 'field "coupon" missing',
+      stackHead: 'at validateCoupon (v.js:1:1)',
+    } as const;
+    const members = [await cli.quarantine({ lastError: error }), await cli.quarantine({ lastError: error })];
+    const awaiting = await cli.quarantine({
+      lastError: error,
+      reason: 'outcome-unknown',
+      status: 'awaiting-operator',
+    });
+    const bystander = await cli.quarantine();
+    const group = groupId('permanent | ValidationError | at validateCoupon (v.js) | field "#" missing');
+
+    const discard = await cli.run('discard', '--group', group, '--reason', 'coupon campaign ended');
+
+    expect(discard.code).toBe(2);
+    expect(discard.stderr).toBe('pq discard: refused: 1 of 3 records refused (see the table)\n');
+    for (const member of members) {
+      expect(discard.stdout).toMatch(new RegExp(`^${member.id} +discarded +resolved, content kept$`, 'm'));
+      expect((await cli.records.get(member.id))?.status).toBe('resolved');
+    }
+    expect(discard.stdout).toMatch(new RegExp(`^${awaiting.id} +REFUSED +it waits for an operator`, 'm'));
+    expect((await cli.records.get(awaiting.id))?.status).toBe('awaiting-operator');
+    expect((await cli.records.get(bystander.id))?.status).toBe('open');
+    expect(await cli.receive()).toStrictEqual([]);
+  });
+});
