@@ -23,8 +23,11 @@ export type { LedgerEntry } from './ledger-item';
 
 export type StartResult =
   | { readonly started: true; readonly item: LedgerEntry }
-  /** The condition failed: `previous` is the item as it was (ALL_OLD), for `decideDelivery`. */
-  | { readonly started: false; readonly previous: LedgerEntry };
+  /**
+   * The condition failed: `previous` is the item as it was (ALL_OLD), for `decideDelivery`.
+   * Undefined only for a replay's start on a key with no item: no operator reset it for a replay.
+   */
+  | { readonly started: false; readonly previous: LedgerEntry | undefined };
 
 export interface StartInput {
   readonly key: string;
@@ -115,6 +118,8 @@ export class AttemptLedger {
         ...(replayOf === undefined ? {} : { ':replayOf': S(replayOf) }),
       },
     });
+    // Without `replayOf` the condition admits a new key, so a refusal always has an item.
+    if (!outcome.ok && outcome.previous === undefined) return { started: false, previous: undefined };
     return startResult('start', input.key, outcome);
   }
 
@@ -363,7 +368,7 @@ function beginValues(input: StartInput): Record<string, AttributeValue> {
 
 function startResult(operation: string, key: string, outcome: Outcome): StartResult {
   if (outcome.ok) return { started: true, item: outcome.item };
-  // Only restartAfterCrash can fail on no item (it vanished by TTL): nothing left to decide on.
+  // The crashed attempt's item vanished (TTL): nothing left to decide on.
   if (outcome.previous === undefined) {
     throw new LedgerUnavailableError(
       `${operation} for key ${JSON.stringify(key)}: condition failed on no item`,

@@ -45,7 +45,7 @@ export async function beginAttempt(
   if (started.started) return started.item;
 
   const previous = started.previous;
-  if (identity.replayOf !== undefined && previous.replayOf !== identity.replayOf) {
+  if (identity.replayOf !== undefined && previous?.replayOf !== identity.replayOf) {
     // Not the item an operator reset for this replay: a producer's attributes, not a replay.
     deps.logger.warn('replay attributes ignored: no such replay is pending; using the messageId', {
       event: 'message-key-fallback',
@@ -54,6 +54,7 @@ export async function beginAttempt(
     });
     return beginAttempt(deps, session, record, { key: record.messageId });
   }
+  if (previous === undefined) throw new Error('the ledger refused a start on no item that was no replay');
   const delivered = { messageId: record.messageId, bodyDigest: attempt.bodyDigest };
   let decision = decideDelivery(previous, undefined, deps.config.policy, now.getTime(), delivered);
   if (decision.kind === 'need-crash-context') {

@@ -80,6 +80,7 @@ describe('start', () => {
       envId: 'env-a',
       messageId: 'm-1',
       stage: 'started',
+      bodyDigest: 'digest-of-m-1',
       firstAttemptAt: T0.toISOString(),
       lastAttemptAt: T0.toISOString(),
     };
@@ -167,6 +168,7 @@ describe('start', () => {
       envId: 'env-b',
       messageId: 'm-1',
       stage: 'started',
+      bodyDigest: 'digest-of-m-1',
       lastError: EVIDENCE,
       firstAttemptAt: T0.toISOString(),
       lastAttemptAt: T1.toISOString(),

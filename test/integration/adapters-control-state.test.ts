@@ -201,7 +201,7 @@ describe('breaker', () => {
 
 describe('isolation trial', () => {
   it('counts passed messages down and ends the trial with the last one', async () => {
-    await control.startIsolation({ now: NOW, messages: 3, cause: 'env-dead' });
+    await control.startIsolation({ now: NOW, messages: 3, cause: 'env-counted' });
 
     const remaining = [];
     for (let n = 0; n < 4; n++) remaining.push(await control.isolationMessagePassed());

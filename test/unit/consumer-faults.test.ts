@@ -5,10 +5,10 @@
  * for good, or drop a message.
  */
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
+import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { bodyDigest } from '../../lambdas/core/ids';
 import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
+import { type TestWorldOptions, testWorld } from '../world/scenario';
 
 const charge = { do: 'external', name: 'charge', result: 'ok' } as const;
 
@@ -231,6 +231,27 @@ describe('message keys from producers', () => {
     expect(world.ledger.get('id-victim')).toMatchObject({ state: 'completed', attempts: 1 });
   });
 
+  it('given replay attributes naming a key nobody has, then it is worked on under its own id, not taken for an outage', async () => {
+    // Prepare
+    const { world } = testWorld();
+    world.queue.send({
+      messageId: 'id-forged',
+      body: 'F',
+      messageAttributes: {
+        [MESSAGE_KEY_ATTRIBUTE]: { dataType: 'String', stringValue: 'no-such-key' },
+        [REPLAY_OF_ATTRIBUTE]: { dataType: 'String', stringValue: 'q-0000000000000000-g0-a1' },
+      },
+    });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(world.ledger.get('id-forged')).toMatchObject({ state: 'completed', attempts: 1 });
+    expect(world.ledger.get('no-such-key')).toBeUndefined();
+    expect(await world.control.failuresSince(new Date(0))).toEqual([]);
+  });
+
   it('given a pq-message-key over 2048 bytes, then it is ignored and the message completes under its id', async () => {
     // Prepare
     const { world } = testWorld();
@@ -307,7 +328,7 @@ describe('rule 2 under a lowered limit', () => {
 describe('an open breaker always has a pause driving it back (issue 8, defect 1)', () => {
   const outage = [[{ do: 'throw', error: 'transient' } as const]];
   const labels = ['M1', 'M2', 'M3', 'M4'];
-  const outageWorld = (faults: Parameters<typeof testWorld>[0]['faults'] = []) => {
+  const outageWorld = (faults: TestWorldOptions['faults'] = []) => {
     const made = testWorld({ scripts: Object.fromEntries(labels.map((label) => [label, outage])), faults });
     for (const label of labels) made.world.queue.send({ messageId: `id-${label}`, body: label });
     return made;

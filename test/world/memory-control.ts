@@ -19,7 +19,8 @@ export class MemoryControl implements ControlPort {
   breaker: StoredBreaker | undefined;
   isolation: IsolationTrial | undefined;
   replayFrozen = false;
-  readonly failures: (FailureEvent & { readonly kind: string })[] = [];
+  /** Failure events by sort key (`<ISO time>#<eventId>`), as the table's `failure` partition holds them. */
+  readonly failures = new Map<string, FailureEvent & { readonly kind: string }>();
   readonly crashes = new Map<string, number>();
   readonly lostCompletions = new Map<string, string>();
   private isolationCause: string | undefined;
@@ -34,16 +35,24 @@ export class MemoryControl implements ControlPort {
     };
   }
 
+  /** A put keyed by time and event id: a retried write of the same event is still one event. */
   async recordFailureEvent(event: {
     readonly key: string;
     readonly kind: 'transient' | 'crash';
     readonly at: Date;
+    readonly eventId: string;
   }): Promise<void> {
-    this.failures.push({ key: event.key, kind: event.kind, at: event.at.getTime() });
+    const sortKey = `${event.at.toISOString()}#${event.eventId}`;
+    this.failures.set(sortKey, { key: event.key, kind: event.kind, at: event.at.getTime() });
   }
 
+  /** A key-condition query: events at or after `since`, in sort-key order (time, then event id). */
   async failuresSince(since: Date): Promise<FailureEvent[]> {
-    return this.failures.filter((event) => event.at >= since.getTime()).map(({ key, at }) => ({ key, at }));
+    const from = since.toISOString();
+    return [...this.failures.entries()]
+      .filter(([sortKey]) => sortKey >= from)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, { key, at }]) => ({ key, at }));
   }
 
   async crashInFlight(envId: string, countIfFirst: () => Promise<number>): Promise<number> {

@@ -44,8 +44,8 @@ export class MemoryLedger implements LedgerPort {
         : admitsRetry(current, input) &&
           (input.replayOf === undefined || current.replayOf === input.replayOf);
     if (!admitted) {
-      if (current === undefined) throw new Error('a conditional write failed on no item: nothing to return');
-      return { started: false, previous: copy(current) };
+      // As AttemptLedger: a replay start on no item fails its condition with nothing to return.
+      return { started: false, previous: current && copy(current) };
     }
     const next: Stored = {
       key: input.key,
@@ -64,11 +64,7 @@ export class MemoryLedger implements LedgerPort {
 
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
     const current = this.items.get(input.key);
-    if (current === undefined) {
-      throw new LedgerUnavailableError(
-        `restartAfterCrash for key ${JSON.stringify(input.key)}: condition failed on no item`,
-      );
-    }
+    if (current === undefined) throw conditionFailedOnNoItem('restartAfterCrash', input.key);
     if (current.state !== 'in-flight' || current.attemptId !== input.previousAttemptId) {
       return { started: false, previous: copy(current) };
     }
@@ -96,9 +92,9 @@ export class MemoryLedger implements LedgerPort {
     unrepeatable?: ExternalRecord,
   ): Promise<LedgerEntry> {
     return this.whileInFlight('recordExternal', key, attemptId, (item) => {
-      item.external = { ...external };
+      item.external = storedExternal(external);
       if (unrepeatable === undefined) delete item.unrepeatable;
-      else item.unrepeatable = { ...unrepeatable };
+      else item.unrepeatable = storedExternal(unrepeatable);
     });
   }
 
@@ -224,6 +220,19 @@ export class MemoryLedger implements LedgerPort {
       current && copy(current),
     );
   }
+}
+
+/** AttemptLedger's `startResult` when a condition failed on no item: nothing left to decide on. */
+function conditionFailedOnNoItem(operation: string, key: string): LedgerUnavailableError {
+  return new LedgerUnavailableError(
+    `${operation} for key ${JSON.stringify(key)}: condition failed on no item`,
+  );
+}
+
+/** An external record as the item's map holds it: DynamoDB keeps no attribute for an absent key. */
+function storedExternal(external: ExternalRecord): ExternalRecord {
+  const { name, status, at, idempotencyKey } = external;
+  return { name, status, ...(idempotencyKey === undefined ? {} : { idempotencyKey }), at };
 }
 
 /** The start write's condition on an existing item: a retry below the limit, no unrepeatable call. */

@@ -4,6 +4,7 @@
  * backstop queue once a message is received more than `maxReceiveCount` times.
  */
 import { SourceQueueError } from '../../lambdas/adapters/errors';
+import { MAX_DELAY_SECONDS } from '../../lambdas/adapters/source-queue';
 import type { SourceQueuePort } from '../../lambdas/consumer/ports';
 import type { Clock } from './clock';
 
@@ -70,6 +71,13 @@ export class MemoryQueue implements SourceQueuePort {
     }
   }
 
+  /**
+   * ChangeMessageVisibility as SQS behaves: only the latest receipt handle of a message still in
+   * flight. SQS refuses a handle replaced by a later receive ("Message does not exist or is not
+   * available for visibility timeout change") and a message visible again (MessageNotInflight);
+   * moto accepts both (see test/integration/ports-contract.test.ts). The seconds are clamped as
+   * SourceQueue.delay clamps them.
+   */
   async delay(receiptHandle: string, seconds: number): Promise<void> {
     const message = [...this.messages.values()].find(
       (candidate) => candidate.receiptHandle === receiptHandle,
@@ -77,7 +85,10 @@ export class MemoryQueue implements SourceQueuePort {
     if (message === undefined || message.visibleAt <= this.clock.now()) {
       throw new SourceQueueError(`ChangeMessageVisibility failed: the receipt handle is not in flight`);
     }
-    message.visibleAt = this.clock.now() + Math.max(0, Math.floor(seconds)) * 1000;
+    const visibility = Number.isFinite(seconds)
+      ? Math.min(Math.max(Math.floor(seconds), 0), MAX_DELAY_SECONDS)
+      : 0;
+    message.visibleAt = this.clock.now() + visibility * 1000;
   }
 
   /** When the next message becomes visible, if any is waiting. */
