@@ -1,7 +1,9 @@
 /**
  * The whole pipeline on the embedded local AWS: moto, the demo stack synthesized and deployed
  * from its own template, the outside system the demo worker calls, and the event-source runner
- * playing Lambda with the consumer's bundled code. Used by the rehearsal and the end-to-end tests.
+ * playing Lambda with the consumer's bundled code (or, given faults, the same consumer bundled with
+ * a fault injector over its ports: local/faults/fault-run.ts). Used by the rehearsal and the
+ * end-to-end tests.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +13,10 @@ import { App } from 'aws-cdk-lib';
 import { ENV } from '../contract/env';
 import { type AwsClients, createClients } from '../lambdas/adapters/clients';
 import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../lambdas/demo/worker';
-import { DemoStack, type DemoStackProps } from '../lib/demo-stack';
+import { DEMO_PROCESSOR_ENTRY, DemoStack, type DemoStackProps } from '../lib/demo-stack';
 import { deployCdkOut, type LocalFunction, type LocalStack } from './deploy';
+import { type FaultRun, prepareFaultRun } from './faults/fault-run';
+import type { FaultSpec } from './faults/shared-plan';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from './moto';
 import { startOutsideSystem } from './rehearsal/outside-system';
 import { type EventSourceRunner, startEventSourceRunner } from './runner';
@@ -28,6 +32,12 @@ export interface LocalPipelineOptions {
   readonly environments?: number;
   /** Copy the consumer's log lines to stderr. @default false */
   readonly forwardLogs?: boolean;
+  /**
+   * Named faults injected into the consumer's calls through its ports, counted across all its
+   * execution environments.
+   * @default - none: the runner runs the consumer exactly as bundled for deployment
+   */
+  readonly faults?: readonly FaultSpec[];
 }
 
 export interface LocalPipeline {
@@ -37,6 +47,8 @@ export interface LocalPipeline {
   readonly consumer: LocalFunction;
   readonly runner: EventSourceRunner;
   readonly outside: Awaited<ReturnType<typeof startOutsideSystem>>;
+  /** The faults of the run and their firings; undefined without faults. */
+  readonly faults?: Pick<FaultRun, 'fired'>;
   /** The consumer's resolved environment: every name in contract/env.ts. */
   env(name: string): string;
   stop(): Promise<void>;
@@ -78,13 +90,17 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
     }
     const outside = await startOutsideSystem();
     cleanups.push(() => outside.stop());
+    const faults = options.faults?.length
+      ? await prepareFaultRun(options.faults, DEMO_PROCESSOR_ENTRY)
+      : undefined;
+    if (faults) cleanups.push(() => faults.remove());
     const runner = await startEventSourceRunner({
       clients,
       queueUrl: env(ENV.sourceQueueUrl),
       queueArn: env(ENV.sourceQueueArn),
       region: aws.region,
       fifo: env(ENV.fifo) === 'true',
-      handler: { file: path.join(consumer.assetPath, 'index.js'), exportName: 'handler' },
+      handler: faults?.handler ?? { file: path.join(consumer.assetPath, 'index.js'), exportName: 'handler' },
       environment: {
         ...consumer.environment,
         [ENV.endpoint]: aws.endpoint,
@@ -92,6 +108,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
         POWERTOOLS_LOG_LEVEL: 'INFO',
         // Lambda runs the newest Node.js; the SDK's "upgrade from Node 20" notice is local noise.
         NODE_NO_WARNINGS: '1',
+        ...faults?.environment,
       },
       functionName: consumer.functionName,
       functionTimeoutMs: consumer.timeoutSeconds * 1000,
@@ -104,7 +121,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
       forwardLogs: options.forwardLogs ?? false,
     });
     cleanups.push(() => runner.stop());
-    return { aws, clients, stack, consumer, runner, outside, env, stop };
+    return { aws, clients, stack, consumer, runner, outside, ...(faults ? { faults } : {}), env, stop };
   } catch (error) {
     await stop();
     throw error;

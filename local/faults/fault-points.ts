@@ -19,6 +19,8 @@ export const FAULT_POINTS = [
   'control.recordFailureEvent',
   'control.failuresSince',
   'control.crashInFlight',
+  'control.recordLostCompletion',
+  'control.lostCompletion',
   'control.tripBreaker',
   'control.recordProbe',
   'control.startIsolation',

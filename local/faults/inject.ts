@@ -121,6 +121,9 @@ function describeCall(port: PortName, method: string, args: readonly unknown[]):
   if (port === 'ledger' && method !== 'inFlightKeysOf') {
     return { point, key: typeof first === 'string' ? first : (first as { key: string }).key };
   }
+  if (port === 'control' && method === 'lostCompletion') return { point, key: first as string };
+  if (port === 'control' && method === 'recordLostCompletion')
+    return { point, key: (first as { key: string }).key };
   if (port === 'quarantine' && method === 'putRecord')
     return { point, key: (first as { messageKey: string }).messageKey };
   if (port === 'operations' && method === 'startOutcomeUnknown') {

@@ -2,13 +2,15 @@
  * Expected vs observed, figure by figure, plus the performance floor of a healthy message:
  * at most 2 DynamoDB writes, no DynamoDB read, no S3 call, and at most one DynamoDB round trip
  * before its work starts (the first write). A scenario passes when it settled and every check
- * holds; a floor violation fails it like a wrong total.
+ * holds; a floor violation fails it like a wrong total. Each injected fault must have fired
+ * exactly its `times`: one that fired less did not test what the scenario says it tests.
  */
+import type { FaultFiring } from '../faults/fault-run';
 import type { Observed } from './observe';
 import type { OperatorRun } from './operator';
 import { type OutageTimeline, TIMELINE_ORDER } from './outage';
 import type { ScenarioRun, Settlement } from './run-scenario';
-import type { Count, ExpectedTotals } from './scenario';
+import type { Count, ExpectedTotals, ScenarioFault } from './scenario';
 
 export interface Check {
   readonly figure: string;
@@ -38,6 +40,7 @@ export function judge(run: ScenarioRun): Verdict {
   const { observed, settlement } = run;
   const checks: Check[] = [settledCheck('settled', settlement), ...totalsChecks(expected, observed)];
   if (outage !== undefined) checks.push(timelineCheck(observed.timeline));
+  if (run.scenario.faults !== undefined) checks.push(...faultChecks(run.scenario.faults, run.faults));
   const floor = floorChecks(observed);
   checks.push(...floor);
   if (operator !== undefined) {
@@ -146,6 +149,24 @@ function timelineCheck(timeline: OutageTimeline | undefined): Check {
         observed: `out of order: ${wrong.map(([before, after]) => `${after} (+${at(after)} ms) before ${before} (+${at(before)} ms)`).join('; ')}`,
         pass: false,
       };
+}
+
+function faultChecks(planned: readonly ScenarioFault[], fired: readonly FaultFiring[] | undefined): Check[] {
+  return planned.map((fault, index) => {
+    const times = fault.times ?? 1;
+    const count = fired?.[index]?.fired;
+    return {
+      figure: `fired: ${describeFault(fault)}`,
+      expected: String(times),
+      observed: count === undefined ? 'not read' : String(count),
+      pass: count === times,
+    };
+  });
+}
+
+/** "throttle at ledger.start (M1)": the kind, the point and the message it is restricted to. */
+export function describeFault(fault: ScenarioFault): string {
+  return `${fault.error} at ${fault.at}${fault.message === undefined ? '' : ` (${fault.message})`}`;
 }
 
 /** Each step ran, was answered (exit 0), and printed no task token. */

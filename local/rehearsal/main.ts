@@ -21,6 +21,8 @@ each on its own pipeline, concurrently, and reports expected vs observed figures
                    rehearsal "seed", its variant "seed-variant", a dependency "outage" that
                    pauses and resumes consumption, and "seed-variant-verified", the variant
                    answered by an operator with pq verify); see local/rehearsal/scenario.ts
+                   (messages, setup, an outage, faults injected into the consumer's own AWS
+                   calls, operator steps, expected figures)
   --json           print exactly one JSON document on stdout ({"scenarios": [...]})
   --verbose        copy the consumer's own log lines to stderr
   --help           this text

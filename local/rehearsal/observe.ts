@@ -178,16 +178,21 @@ async function operationsFigures(
 /**
  * Messages whose first attempt does plain work (`succeed`) and whose only outcome was
  * `completed` on that first attempt. A message declaring an external call costs its two extra
- * writes by design (rule 8), so it is not a measure of the wrapper's own floor.
+ * writes by design (rule 8), so it is not a measure of the wrapper's own floor; nor is one an
+ * injected fault may have hit (a retried write costs a write), so a fault without a `message`
+ * leaves none to measure.
  */
 function healthyMessages(input: ObserveInput, items: ReadonlyMap<string, LedgerEntry | undefined>) {
   const byLabel = new Map(input.scenario.messages.map((message) => [message.id, message]));
+  const faults = input.scenario.faults ?? [];
+  const faulted = (id: string) => faults.some((fault) => fault.message === undefined || fault.message === id);
   return [...input.labels].flatMap(([key, id]) => {
     const message = byLabel.get(id);
     const lines = input.log.recordsOf(input.sent.get(id) ?? key);
     const healthy =
       message !== undefined &&
       plainFirstAttempt(message) &&
+      !faulted(id) &&
       items.get(key)?.attempts === 1 &&
       lines.length === 1 &&
       lines[0].outcome.kind === 'completed';

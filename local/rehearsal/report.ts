@@ -2,7 +2,7 @@
  * The rehearsal's report: for a person, one block per scenario with every figure expected vs
  * observed and a mark; for a program (`--json`), one JSON document.
  */
-import { type Check, judge, showCounts, type Verdict } from './judge';
+import { type Check, describeFault, judge, showCounts, type Verdict } from './judge';
 import type { Observed } from './observe';
 import { showCommand } from './operator';
 import type { OutageTimeline } from './outage';
@@ -57,8 +57,12 @@ function runBlock({ run, verdict }: Extract<ScenarioResult, { kind: 'ran' }>): s
   return lines.join('\n');
 }
 
+/** The widths of the table's figure and expected columns. */
+const FIGURE_WIDTH = 37;
+const EXPECTED_WIDTH = 22;
+
 function tableHeader(): string {
-  return `  ${pad('', 7)}${pad('figure', 37)}${pad('expected', 22)}observed`;
+  return `  ${pad('', 7)}${pad('figure', FIGURE_WIDTH)}${pad('expected', EXPECTED_WIDTH)}observed`;
 }
 
 function stateLines(observed: Observed): string[] {
@@ -133,7 +137,7 @@ function floorLines(run: ScenarioRun, verdict: Verdict): string[] {
   return [
     `  calls per healthy message (the most any of ${run.observed.healthyMessages.join(', ')} made), against the floor:`,
     ...verdict.floor.map(checkLine),
-    `  ${pad('', 7)}${pad('SQS / Step Functions calls', 37)}${pad('(no floor)', 22)}${calls.sqs} / ${calls.sfn}`,
+    `  ${pad('', 7)}${pad('SQS / Step Functions calls', FIGURE_WIDTH)}${pad('(no floor)', EXPECTED_WIDTH)}${calls.sqs} / ${calls.sfn}`,
     `  round trips before work: ${run.observed.roundTripsBeforeWork} (derived, not timed: the consumer logs calls per record, not`,
     "  when the work starts; a healthy message's only call after its work is the completion write, so the rest came before it)",
   ];
@@ -162,7 +166,7 @@ function describeSetup(scenario: Scenario): string {
   );
 }
 
-/** The outage and the operator's steps, one line each; nothing for a scenario without them. */
+/** The outage, the faults and the operator's steps, one line each; nothing for a scenario without them. */
 function describeOperations(scenario: Scenario): string[] {
   const lines: string[] = [];
   const { outage } = scenario;
@@ -184,6 +188,12 @@ function describeOperations(scenario: Scenario): string[] {
         (breaker.length > 0 ? `; breaker ${breaker.join(', ')}` : ''),
     );
   }
+  for (const fault of scenario.faults ?? []) {
+    const times = fault.times ?? 1;
+    lines.push(
+      `fault: ${describeFault(fault)}, ${times} ${times === 1 ? 'time' : 'times'} across every worker`,
+    );
+  }
   for (const step of scenario.operator ?? []) {
     lines.push(
       `operator: once ${step.verify} awaits an operator, pq verify <its record> --${step.decision} --reason ${JSON.stringify(step.reason)}`,
@@ -193,11 +203,17 @@ function describeOperations(scenario: Scenario): string[] {
 }
 
 function checkLine(check: Check): string {
-  const start = `  ${pad(check.pass ? '[ok]' : '[FAIL]', 6)} ${pad(check.figure, 37)}`;
+  const mark = `  ${pad(check.pass ? '[ok]' : '[FAIL]', 6)} `;
+  const underExpected = ' '.repeat(mark.length + FIGURE_WIDTH);
+  // A figure too long for its column (a fault's name): its values go under their columns below.
+  const start =
+    check.figure.length >= FIGURE_WIDTH
+      ? `${mark}${check.figure}\n${underExpected}`
+      : `${mark}${pad(check.figure, FIGURE_WIDTH)}`;
   // An expected figure too long for its column: the observed one goes under its own column.
-  if (check.expected.length >= 22)
-    return `${start}${check.expected}\n${' '.repeat(start.length + 22)}${check.observed}`;
-  return `${start}${pad(check.expected, 22)}${check.observed}`;
+  if (check.expected.length >= EXPECTED_WIDTH)
+    return `${start}${check.expected}\n${underExpected}${' '.repeat(EXPECTED_WIDTH)}${check.observed}`;
+  return `${start}${pad(check.expected, EXPECTED_WIDTH)}${check.observed}`;
 }
 
 /** The `--json` document: exactly one object, `{ "scenarios": [...] }`. */
@@ -213,6 +229,7 @@ export function jsonReport(results: readonly ScenarioResult[], wallMs: number): 
       name: scenario.name,
       ...(scenario.outage ? { outage: scenario.outage } : {}),
       ...(scenario.operator ? { operator: scenario.operator } : {}),
+      ...(scenario.faults ? { faults: faultsJson(scenario, run.faults) } : {}),
       expected: scenario.expected,
       observed: {
         ...observedJson(observed),
@@ -247,6 +264,17 @@ export function jsonReport(results: readonly ScenarioResult[], wallMs: number): 
     };
   });
   return `${JSON.stringify({ scenarios, pass: results.every(passed), wallMs }, null, 2)}\n`;
+}
+
+/** Each planned fault, its `times` defaulted, with how many times it fired (null: not read). */
+function faultsJson(scenario: Scenario, fired: ScenarioRun['faults']) {
+  return (scenario.faults ?? []).map((fault, index) => ({
+    at: fault.at,
+    error: fault.error,
+    times: fault.times ?? 1,
+    ...(fault.message === undefined ? {} : { message: fault.message }),
+    fired: fired?.[index]?.fired ?? null,
+  }));
 }
 
 /** The figures of one look at the pipeline, in the order the seed's report has always had them. */

@@ -5,6 +5,7 @@
  * the `progress` callback (stderr in main.ts); every pipeline started is stopped, whatever happens.
  */
 import { Duration } from 'aws-cdk-lib';
+import type { FaultFiring } from '../faults/fault-run';
 import { type LocalPipeline, startLocalPipeline } from '../local-pipeline';
 import { type ConsumerLog, type Death, watchConsumerLog } from './consumer-log';
 import { type Observed, observe } from './observe';
@@ -41,6 +42,8 @@ export interface ScenarioRun {
   readonly runMs: number;
   /** With operator steps: how their consequences settled, and the wall time from the first step. */
   readonly afterOperator?: { readonly settlement: Settlement; readonly runMs: number };
+  /** With faults: each of the scenario's faults and how many times it fired over the whole run. */
+  readonly faults?: readonly FaultFiring[];
 }
 
 /** Between two looks at the ledger and the queue while waiting. */
@@ -82,7 +85,10 @@ export async function runScenarios(
       if (!('up' in entry)) return entry;
       const { scenario, up } = entry;
       try {
-        return { scenario, run: await play(scenario, up.pipeline, up.startupMs, options) };
+        const run = await play(scenario, up.pipeline, up.startupMs, options);
+        // Read before the pipeline stops: stopping removes the fault plan's directory.
+        const faults = up.pipeline.faults?.fired();
+        return { scenario, run: faults === undefined ? run : { ...run, faults } };
       } catch (error) {
         return failed(scenario, error as Error);
       } finally {
@@ -106,6 +112,9 @@ async function startPipeline(scenario: Scenario, options: RunOptions) {
     pipeline: pipelineProps(scenario),
     environments: scenario.environments,
     forwardLogs: options.forwardLogs ?? false,
+    ...(scenario.faults === undefined
+      ? {}
+      : { faults: scenario.faults.map((fault) => ({ ...fault, times: fault.times ?? 1 })) }),
   });
   const startupMs = Date.now() - started;
   say(scenario, options, `pipeline up in ${seconds(startupMs)}`);

@@ -1,15 +1,19 @@
 /**
  * A rehearsal scenario is data: which messages to send (each says in its body what the demo
  * worker does with it, see lambdas/demo/worker.ts), how the pipeline is set up, what happens
- * around it (an outage of the outside system, an operator answering through `pq`), and what must
- * be observed in the local AWS afterwards. `parseScenarios` checks a scenario file and names every
- * bad field at once, with the value given, so a typo in a scenario is loud.
+ * around it (an outage of the outside system, faults injected into the consumer's own AWS calls,
+ * an operator answering through `pq`), and what must be observed in the local AWS afterwards.
+ * `parseScenarios` checks a scenario file and names every bad field at once, with the value
+ * given, so a typo in a scenario is loud.
  */
 
 import { DEFAULTS } from '../../contract/defaults';
 import type { VerifyDecision } from '../../lambdas/core/operator';
 import { QUARANTINE_REASONS } from '../../lambdas/core/types';
 import { BEHAVIOURS, type Behaviour } from '../../lambdas/demo/worker';
+import type { FaultKind, FaultPoint } from '../faults/fault-points';
+import { integer, isObject, show, unknownFields } from './scenario-checks';
+import { faultsProblems } from './scenario-faults';
 
 export interface ScenarioMessage {
   /** The message's label: the body's "id", which the outside system counts requests by. */
@@ -77,6 +81,38 @@ export interface OperatorStep {
   readonly reason: string;
 }
 
+/**
+ * A fault injected into the consumer's own calls to AWS (local/faults/inject.ts), e.g.
+ * `{"at": "ledger.start", "error": "throttle", "times": 2, "message": "M1"}`. The consumer runs
+ * the same code as deployed, bundled with an injector over its ports; the fault plan is shared by
+ * every execution environment of the run, so a fault that crashes one process is not repeated by
+ * the fresh one. The report lists each fault with how many times it fired, and the judge expects
+ * exactly `times`: a fault that never fires tests nothing.
+ */
+export interface ScenarioFault {
+  /**
+   * Which call fails, `<port>.<method>` (local/faults/fault-points.ts, FAULT_POINTS), e.g.
+   * `ledger.start`, `ledger.recordExternal:done`, `quarantine.putRecord`.
+   */
+  readonly at: FaultPoint;
+  /**
+   * What goes wrong (FAULT_KINDS): `throttle`, `server-error` and `access-denied` fail the call
+   * before it reaches AWS, as the SDK error would; `timeout-after-send` lets it land and then
+   * fails it; `crash` SIGKILLs the worker before the call, `crash-after-send` after it landed (a
+   * real crash: the runner returns the whole batch and starts a fresh environment).
+   */
+  readonly error: FaultKind;
+  /** How many matching calls fail, counted across every process of the run, 1..100. @default 1 */
+  readonly times?: number;
+  /**
+   * Only calls about this message (its label). Only calls that name a message key can match: the
+   * ledger's (except `ledger.inFlightKeysOf`), `quarantine.putRecord` and
+   * `operations.startOutcomeUnknown`.
+   * @default - any call at `at`, whatever the message
+   */
+  readonly message?: string;
+}
+
 export const DECISIONS: readonly VerifyDecision[] = ['done', 'not-done', 'discard'];
 export const MESSAGE_KEYS = ['messageId', 'id'] as const;
 export type MessageKey = (typeof MESSAGE_KEYS)[number];
@@ -106,6 +142,8 @@ export interface Scenario {
   /** How long a half-open probe runs (construct prop `breakerProbeWindow`). @default 30 */
   readonly breakerProbeWindowSeconds?: number;
   readonly outage?: Outage;
+  /** Faults injected into the consumer's AWS calls, tried in this order for each call. @default - none */
+  readonly faults?: readonly ScenarioFault[];
   /** Operator answers, taken in order once the scenario has settled; needs `expected.afterOperator`. */
   readonly operator?: readonly OperatorStep[];
   /** Sentences printed under the scenario's figures: what a reader should know to judge them. */
@@ -147,6 +185,7 @@ const SCENARIO_FIELDS = [
   'breakerCooldownSeconds',
   'breakerProbeWindowSeconds',
   'outage',
+  'faults',
   'operator',
   'notes',
   'expected',
@@ -223,6 +262,7 @@ function scenarioProblems(value: unknown, where: string): string[] {
   const labels = messageLabels(value.messages);
   problems.push(...messagesProblems(value.messages, at('messages')));
   problems.push(...expectedProblems(value.expected, at('expected'), labels));
+  if (value.faults !== undefined) problems.push(...faultsProblems(value.faults, at('faults'), labels));
   problems.push(...operatorProblems(value, at, labels));
   return problems;
 }
@@ -417,28 +457,4 @@ function messageLabels(value: unknown): ReadonlySet<string> {
   return new Set(
     value.flatMap((message) => (isObject(message) && typeof message.id === 'string' ? [message.id] : [])),
   );
-}
-
-function unknownFields(
-  value: Record<string, unknown>,
-  known: readonly string[],
-  at: (field: string) => string,
-) {
-  return Object.keys(value)
-    .filter((field) => !known.includes(field))
-    .map((field) => `${at(field)} is not a known field (known: ${known.join(', ')})`);
-}
-
-function integer(value: unknown, at: string, min: number, max: number): string[] {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
-    ? []
-    : [`${at} must be a whole number from ${min} to ${max} (given ${show(value)})`];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function show(value: unknown): string {
-  return value === undefined ? 'nothing' : JSON.stringify(value);
 }
