@@ -168,7 +168,7 @@ describe('Operations: executions', () => {
     await stop(first.executionArn);
   });
 
-  it('given the epoch\'s pause run was stopped, then the next start begins a second run of it', async () => {
+  it("given the epoch's pause run was stopped, then the next start begins a second run of it", async () => {
     // Prepare: a run that ended without resuming (an operator stopped it, or it failed).
     const epoch = 2_000_000 + Math.floor(Math.random() * 1_000_000);
     const first = await operations.startPause({ epoch, reason: 'outage', stop: false });

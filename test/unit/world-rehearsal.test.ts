@@ -16,7 +16,8 @@ function seedWorld(m3: readonly Step[]) {
         message.body === 'M3' ? m3 : [{ do: 'external', name: 'book', result: 'ok' }],
       ),
   });
-  for (const label of ['M1', 'M2', 'M3', 'M4', 'M5']) world.queue.send({ messageId: `id-${label}`, body: label });
+  for (const label of ['M1', 'M2', 'M3', 'M4', 'M5'])
+    world.queue.send({ messageId: `id-${label}`, body: label });
   return { world, outside };
 }
 
@@ -47,7 +48,9 @@ describe('the seed rehearsal over the in-memory world', () => {
     const items = world.ledger.all();
     expect(items.reduce((sum, item) => sum + item.attempts, 0)).toBe(5);
     expect(items.filter((item) => item.state === 'completed')).toHaveLength(4);
-    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual(['outcome-unknown']);
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual([
+      'outcome-unknown',
+    ]);
     expect(outside.count('id-M3', 'book')).toBe(1);
     expect(world.queue.messages.size).toBe(0);
   });
