@@ -51,8 +51,7 @@ const IS_NOT_STOPPED = '#stop = :false';
 const IS_HALF_OPEN = '#state = :halfOpen';
 // Isolation timeline: startIsolation -> active, remaining n --passed--> n - 1 ... 1 --passed--> idle.
 // One crash (re)starts it once: every message it held comes back naming the same cause.
-const IS_NEW_CAUSE =
-  'attribute_not_exists(#pk) OR #active = :false OR attribute_not_exists(#cause) OR #cause <> :cause';
+const IS_NEW_CAUSE = 'attribute_not_exists(#pk) OR attribute_not_exists(#cause) OR #cause <> :cause';
 const HAS_MORE_TO_PASS = '#active = :true AND #remaining > :one';
 const PASSES_LAST = '#active = :true AND #remaining <= :one';
 
@@ -229,14 +228,15 @@ export class ControlState {
 
   /**
    * Rule 6: one message at a time until `messages` pass without a crash; a restart resets the
-   * count, once per crash: a second call with the trial's own cause leaves it as it is.
+   * count, once per crash: a second call with the latest trial's cause leaves it as it is, even
+   * once that trial has ended (the crash's other messages coming back later are served).
    */
   async startIsolation(start: {
     readonly now: Date;
     readonly messages: number;
     readonly cause: string;
     readonly reason?: string;
-  }): Promise<ActiveTrial> {
+  }): Promise<IsolationTrial> {
     const reason = start.reason ?? 'unattributable-crash';
     const trial: ActiveTrial = {
       active: true,
@@ -257,11 +257,12 @@ export class ControlState {
         tableName: this.tableName,
         item,
         condition: IS_NEW_CAUSE,
-        values: { ':false': BOOL(false), ':cause': S(start.cause) },
+        values: { ':cause': S(start.cause) },
       }),
     );
-    const current = outcome.ok ? undefined : outcome.old && toIsolation(outcome.old);
-    return current?.active ? current : trial;
+    // Not restarted: the trial as it stands (possibly over), which this crash already started.
+    if (outcome.ok) return trial;
+    return outcome.old === undefined ? NO_TRIAL : toIsolation(outcome.old);
   }
 
   /** One message passed the trial without a crash: count down; the last one ends the trial. */

@@ -4,7 +4,7 @@
  * quarantined goes back to the queue; nothing is dropped.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { OpenBreaker } from '../core/breaker';
+import { type OpenBreaker, returnAfterPauseSeconds } from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
 import { leavesTimeFor } from '../core/time-guard';
 import type { ControlCache } from './control-cache';
@@ -41,18 +41,21 @@ export async function handleBatch(
     // Paused (the mapping is being disabled): touch nothing, charge nothing; and make sure the
     // pause is really being driven, or the queue would stop here for good.
     await checkPauseAlive(deps, state, snapshot.breaker);
+    const wait = returnAfterPauseSeconds(snapshot.breaker, deps.now().getTime());
+    if (wait !== undefined) await Promise.all(event.Records.map((record) => returnAfter(deps, record, wait)));
     return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
   }
   let concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
-  let paused = false;
+  let paused: 'outage' | 'stop' | undefined;
   let isolationActive = snapshot.isolation?.active === true;
   const session: RecordSession = {
     shares: state.shares,
     probing: snapshot.breaker?.state === 'half-open',
     isolationActive: () => isolationActive,
-    paused: () => paused,
-    pause: () => {
-      paused = true;
+    paused: () => paused !== undefined,
+    pause: (why) => {
+      // A stop outranks an outage: nothing may come back before a person has looked.
+      paused = paused === 'stop' ? 'stop' : why;
       state.cache.invalidate();
     },
     isolationStarted: () => {
@@ -68,7 +71,7 @@ export async function handleBatch(
     const remaining = context.getRemainingTimeInMillis();
     if (!leavesTimeFor(remaining, state.longestRecordMs, timeoutSeconds, started === 0)) {
       // Not enough time to finish it: back to the queue at once, uncharged, for the next invocation.
-      await returnNow(deps, record);
+      await returnAfter(deps, record, 0);
       outcomes.set(record.messageId, { kind: 'returned', why: 'time-guard' });
       return { kind: 'returned', why: 'time-guard' };
     }
@@ -109,6 +112,15 @@ export async function handleBatch(
     // Records SQS delivered before (a crash may have returned them) go one at a time, so the
     // next crash points at one message (rule 6) and cannot take fresh work down (rule 10).
     await runPool(suspects, () => 1, run);
+  }
+  if (paused === 'outage') {
+    // This batch paused for an outage: what it hands back is what the probe needs after the
+    // cool-down. A stop waits for a person: its records keep their visibility timeout.
+    const wait = deps.config.policy.breakerCooldownSeconds;
+    const returned = event.Records.filter(
+      (record) => (outcomes.get(record.messageId) ?? NOT_STARTED).kind === 'returned',
+    );
+    await Promise.all(returned.map((record) => returnAfter(deps, record, wait)));
   }
   const failed = event.Records.filter((record) => {
     const outcome = outcomes.get(record.messageId) ?? NOT_STARTED;
@@ -156,11 +168,12 @@ async function checkPauseAlive(deps: ConsumerDeps, state: BatchState, breaker: O
   }
 }
 
-/** A record handed back unstarted becomes visible again now, not a visibility timeout later. */
-async function returnNow(deps: ConsumerDeps, record: SQSRecord): Promise<void> {
-  await deps.queue.delay(record.receiptHandle, 0).catch((error: unknown) => {
-    deps.logger.warn('record returned unstarted keeps its visibility timeout', {
-      event: 'return-now-failed',
+/** A record handed back becomes visible again after `seconds`, not a visibility timeout later. */
+async function returnAfter(deps: ConsumerDeps, record: SQSRecord, seconds: number): Promise<void> {
+  await deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
+    // Best effort: the record then waits out its visibility timeout; nothing is lost.
+    deps.logger.warn('record handed back keeps its visibility timeout', {
+      event: 'return-after-failed',
       messageId: record.messageId,
       error: error as Error,
     });

@@ -92,7 +92,8 @@ async function carryOut(
       return { kind: 'retry', delaySeconds: decision.retryInSeconds };
     case 'outcome-unknown':
       // A person checks the outside system whatever happens; the event may also reveal an outage.
-      if (await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'transient' })) session.pause();
+      if (await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'transient' }))
+        session.pause('outage');
       return quarantined(deps, session, record, previous, 'outcome-unknown', 0);
     case 'quarantine':
     case 'proceed': {
@@ -100,7 +101,7 @@ async function carryOut(
         const paused = await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'crash' });
         if (session.probing && !isPoisonSuspect(previous, 'crash')) await deps.control.recordProbe('failure');
         if (paused) {
-          session.pause();
+          session.pause('outage');
           // An outage, not poison: settle the crashed attempt without charging it.
           await deps.ledger.recordFailure(previous.key, previous.attemptId, { counters: previous, now });
           return { kind: 'returned', why: 'paused' };
@@ -149,7 +150,8 @@ async function startReportingOutage(
       error,
     });
     const event = { key: failureEventForMessage(attempt.key), kind: 'transient' as const };
-    if (await reportFailureEvent(deps, event)) session.pause();
+    if (session.probing) await deps.control.recordProbe('failure');
+    if ((await reportFailureEvent(deps, event)) || session.probing) session.pause('outage');
     return { kind: 'returned', why: 'ledger-unavailable' };
   }
 }

@@ -20,7 +20,7 @@ import type {
 import type { ControlSnapshot } from '../adapters/control-state';
 import type { PauseInput, StartOutcome } from '../adapters/operations';
 import type { NewQuarantineRecord } from '../adapters/quarantine-writer';
-import type { ActiveTrial, IsolationTrial } from '../core/isolation';
+import type { IsolationTrial } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
 import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../core/types';
 
@@ -71,13 +71,13 @@ export interface ControlPort {
     readonly stop: boolean;
   }): Promise<{ readonly tripped: boolean; readonly epoch: number }>;
   recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }>;
-  /** Starts or restarts the trial, once per `cause` (the crashed environment). */
+  /** Starts or restarts the trial, once per `cause` (the crashed environment); the trial as it stands. */
   startIsolation(start: {
     readonly now: Date;
     readonly messages: number;
     readonly cause: string;
     readonly reason?: string;
-  }): Promise<ActiveTrial>;
+  }): Promise<IsolationTrial>;
   isolationMessagePassed(): Promise<IsolationTrial>;
 }
 

@@ -99,7 +99,7 @@ async function endWithError(
   if (decision.kind === 'outcome-unknown') {
     // Rule 7 too: a dependency hanging after requests pauses consumption; this message still
     // goes to a person, because its call may have happened.
-    if (await reportFailureEvent(deps, failureEvent)) session.pause();
+    if (await reportFailureEvent(deps, failureEvent)) session.pause('outage');
     return quarantined(deps, session, record, { ...item, lastError: evidence }, 'outcome-unknown', 0, {
       error: evidence,
     });
@@ -110,9 +110,12 @@ async function endWithError(
     );
   if (decision.failureEvent) {
     const paused = await reportFailureEvent(deps, failureEvent);
-    if (session.probing && !isPoisonSuspect(item, errorClass)) await deps.control.recordProbe('failure');
-    if (paused) {
-      session.pause();
+    // A half-open probe failing on a healthy message says the dependency is still down: the
+    // breaker reopens, and the message must not spend its budget on the same outage.
+    const probeFailed = session.probing && !isPoisonSuspect(item, errorClass);
+    if (probeFailed) await deps.control.recordProbe('failure');
+    if (paused || probeFailed) {
+      session.pause('outage');
       // Rule 7: during an outage nothing is charged and nothing is quarantined.
       await settleFailure(item);
       return { kind: 'returned', why: 'paused' };

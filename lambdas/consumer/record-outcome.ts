@@ -25,8 +25,8 @@ export interface RecordSession {
   readonly isolationActive: () => boolean;
   /** Consumption paused during this batch: no further record may start. */
   readonly paused: () => boolean;
-  /** This environment paused consumption (rule 7 or a rule 11 stop). */
-  readonly pause: () => void;
+  /** This environment paused consumption: for an outage (rule 7) or a stop (rule 11). */
+  readonly pause: (why: 'outage' | 'stop') => void;
   /** Rule 6 started here: the rest of this batch runs one record at a time. */
   readonly isolationStarted: () => void;
 }
@@ -42,7 +42,7 @@ export async function quarantined(
 ): Promise<RecordOutcome> {
   const outcome = await quarantineMessage(deps, session.shares, { record, item, reason, charge, ...options });
   if (outcome.kind === 'stopped') {
-    session.pause();
+    session.pause('stop');
     return { kind: 'returned', why: outcome.why };
   }
   return { kind: 'quarantined', quarantineId: outcome.quarantineId };

@@ -59,3 +59,16 @@ export function isPoisonSuspect(item: FailureCounters, failure: ErrorClass | 'cr
   }
   return item.charged > 0 || item.unknownFailures > 0;
 }
+
+/**
+ * How long a record handed back during a pause should stay hidden: until the cool-down ends, so
+ * that the half-open probe finds it waiting (a probe that sees nothing proves nothing), and no
+ * longer. A stop waits for a person: its records keep their visibility timeout.
+ */
+export function returnAfterPauseSeconds(
+  breaker: Pick<OpenBreaker, 'openedAt' | 'cooldownSeconds' | 'stop'>,
+  now: number,
+): number | undefined {
+  if (breaker.stop) return undefined;
+  return Math.max(0, Math.ceil((breaker.openedAt + breaker.cooldownSeconds * 1000 - now) / 1000));
+}

@@ -76,23 +76,47 @@ export function decideDelivery(
         ? { kind: 'key-collision' }
         : { kind: 'duplicate', state: previous.state };
     case 'ready':
-      // The start write admits `ready` only below the limit and without an unrepeatable call.
-      if (previous.unrepeatable !== undefined) {
-        return { kind: 'outcome-unknown', failureEvent: failureEventForMessage(previous.key) };
-      }
-      return previous.charged >= policy.attemptLimit
-        ? { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' }
-        : { kind: 'proceed', charge: 0, crash: 'none', startIsolation: false };
-    case 'in-flight': {
-      // A crash is seen only after the visibility timeout (>= 6x the function timeout); an
-      // attempt younger than the function timeout may be alive.
-      const runningUntil = Date.parse(previous.lastAttemptAt) + policy.attemptTimeoutSeconds * 1000;
-      if (runningUntil > now) {
-        return { kind: 'busy', retryInSeconds: Math.ceil((runningUntil - now) / 1000) };
-      }
-      return decideAfterCrash(previous, crash, policy);
-    }
+    case 'in-flight':
+      return ownQuarantine(previous, delivered, decideOpen(previous, crash, policy, now));
   }
+}
+
+/**
+ * A message's quarantine holds that message's bytes, so only a delivery of the message whose
+ * attempt it settles may write it. Another message under the same key (other id, other bytes)
+ * arriving first is quarantined on its own; the original is still in the queue and comes back.
+ */
+function ownQuarantine(
+  previous: LedgerItem,
+  delivered: Delivered,
+  decision: DeliveryDecision,
+): DeliveryDecision {
+  const quarantines = decision.kind === 'quarantine' || decision.kind === 'outcome-unknown';
+  return quarantines && isOtherMessage(previous, delivered) ? { kind: 'key-collision' } : decision;
+}
+
+function decideOpen(
+  previous: LedgerItem,
+  crash: CrashContext | undefined,
+  policy: Policy,
+  now: number,
+): DeliveryDecision {
+  if (previous.state === 'ready') {
+    // The start write admits `ready` only below the limit and without an unrepeatable call.
+    if (previous.unrepeatable !== undefined) {
+      return { kind: 'outcome-unknown', failureEvent: failureEventForMessage(previous.key) };
+    }
+    return previous.charged >= policy.attemptLimit
+      ? { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' }
+      : { kind: 'proceed', charge: 0, crash: 'none', startIsolation: false };
+  }
+  // A crash is seen only after the visibility timeout (>= 6x the function timeout); an
+  // attempt younger than the function timeout may be alive.
+  const runningUntil = Date.parse(previous.lastAttemptAt) + policy.attemptTimeoutSeconds * 1000;
+  if (runningUntil > now) {
+    return { kind: 'busy', retryInSeconds: Math.ceil((runningUntil - now) / 1000) };
+  }
+  return decideAfterCrash(previous, crash, policy);
 }
 
 function decideAfterCrash(

@@ -373,3 +373,42 @@ describe('an open breaker always has a pause driving it back (issue 8, defect 1)
     ]);
   });
 });
+
+describe('a pause hands its records back for the probe (rule 7)', () => {
+  it('given an outage trips the breaker mid-batch, then the records handed back are visible when the cool-down ends', async () => {
+    // Prepare: default cool-down 60 s, visibility timeout 180 s.
+    const outage = [[{ do: 'throw', error: 'transient' } as const]];
+    const labels = ['M1', 'M2', 'M3', 'M4', 'M5'];
+    const { world } = testWorld({ scripts: Object.fromEntries(labels.map((label) => [label, outage])) });
+    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
+    const pausedAt = world.clock.now();
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess: the two never started wait for the probe, not for the 180 s visibility timeout.
+    const visibleIn = (id: string) => ((world.queue.messages.get(id)?.visibleAt ?? 0) - pausedAt) / 1000;
+    expect([visibleIn('id-M4'), visibleIn('id-M5')]).toEqual([60, 60]);
+  });
+
+  it('given a half-open probe fails on a healthy message with no retries left, then it is not quarantined: the breaker reopens', async () => {
+    // Prepare: the breaker half-open, a message that already used its transient retries.
+    const { world } = testWorld({
+      env: { PQ_TRANSIENT_RETRIES: '0' },
+      scripts: { M1: [[{ do: 'throw', error: 'transient' }]] },
+    });
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    const open = world.control.breaker;
+    if (open?.record.state !== 'open') throw new Error('breaker not open');
+    world.control.breaker = { ...open, record: { ...open.record, state: 'half-open', stop: false } };
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await world.deliver(world.environment(), 1);
+
+    // Assess
+    expect(world.quarantine.records.size).toBe(0);
+    expect(world.control.breaker?.probeFailures).toBe(1);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', charged: 0 });
+  });
+});

@@ -288,6 +288,33 @@ describe('deliveries the start write refused for the new reasons', () => {
       { kind: 'outcome-unknown', failureEvent: 'msg:order-17' },
     ],
     [
+      'an unrepeatable call and another message under its key: that message is kept apart, not quarantined for it',
+      { state: 'ready', bodyDigest: 'digest-1', unrepeatable: { name: 'pay', status: 'done', at: 'x' } },
+      undefined,
+      { messageId: 'another', bodyDigest: 'digest-2' },
+      { kind: 'key-collision' },
+    ],
+    [
+      'a crash at the limit and another message under its key: kept apart; the crashed one comes back itself',
+      { ...crashed, charged: 2, bodyDigest: 'digest-1' },
+      { inFlight: 1 },
+      { messageId: 'another', bodyDigest: 'digest-2' },
+      { kind: 'key-collision' },
+    ],
+    [
+      'a crash below the limit and another message under its key: it takes the next attempt (one budget per key)',
+      { ...crashed, charged: 0, bodyDigest: 'digest-1' },
+      { inFlight: 1 },
+      { messageId: 'another', bodyDigest: 'digest-2' },
+      {
+        kind: 'proceed',
+        charge: 1,
+        crash: 'attributable',
+        startIsolation: false,
+        failureEvent: 'msg:order-17',
+      },
+    ],
+    [
       'an attempt whose completion was lost: completed, not a crash',
       { ...crashed, attemptId: 'attempt-1', external: { name: 'pay', status: 'done', at: 'x' } },
       { inFlight: 1, completedAttemptId: 'attempt-1' },

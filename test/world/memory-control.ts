@@ -111,8 +111,9 @@ export class MemoryControl implements ControlPort {
     readonly messages: number;
     readonly cause: string;
     readonly reason?: string;
-  }): Promise<ActiveTrial> {
-    if (this.isolation?.active && this.isolationCause === start.cause) return structuredClone(this.isolation);
+  }): Promise<IsolationTrial> {
+    // As ControlState: once per cause, even after that trial ended; the trial as it stands.
+    if (this.isolationCause === start.cause) return structuredClone(this.isolation ?? NO_TRIAL);
     this.isolationCause = start.cause;
     const trial: ActiveTrial = {
       active: true,
