@@ -305,7 +305,8 @@ export class PoisonQuarantine extends Construct {
     const role = this.consumer.role as iam.IRole;
     const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
       role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources, conditions }));
-    allow(['dynamodb:UpdateItem', 'dynamodb:GetItem'], [tables.attempts.tableArn]);
+    // BatchGetItem: one read orders a batch's redelivered records (lambdas/core/suspects.ts).
+    allow(['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'], [tables.attempts.tableArn]);
     allow(['dynamodb:Query'], [tables.byEnvIndexArn]);
     allow(
       [
@@ -338,7 +339,8 @@ export class PoisonQuarantine extends Construct {
         }),
       ],
     );
-    allow(['sqs:ChangeMessageVisibility'], [this.queue.queueArn]);
+    // Backoff and early acknowledgements of finished records (lambdas/consumer/batch.ts).
+    allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'], [this.queue.queueArn]);
     Validations.of(role).acknowledge(
       {
         id: this.quarantineObjectsFinding(),

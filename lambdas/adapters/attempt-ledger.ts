@@ -4,11 +4,13 @@
  */
 import {
   type AttributeValue,
+  BatchGetItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../core/types';
+import type { LedgerGlance } from '../core/suspects';
+import type { ErrorEvidence, ExternalRecord, FailureCounters, LedgerState } from '../core/types';
 import { evidenceToAttribute, externalToAttribute, type Item, ItemReader, N, S } from './attribute-values';
 import { type ConditionalOutcome, guarded, namesIn, updateIf } from './conditional-writes';
 import {
@@ -255,6 +257,39 @@ export class AttemptLedger {
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     return keys;
+  }
+
+  /**
+   * State and charges of up to 100 keys in one eventually consistent read, to order redelivered
+   * records (core/suspects.ts). Keys DynamoDB leaves unprocessed are left out: the order is a
+   * preference, not a rule, and a retry would cost more than it saves.
+   */
+  async glance(keys: readonly string[]): Promise<ReadonlyMap<string, LedgerGlance>> {
+    const unique = [...new Set(keys)].slice(0, 100);
+    const result = await guarded(
+      () =>
+        this.client.send(
+          new BatchGetItemCommand({
+            RequestItems: {
+              [this.tableName]: {
+                Keys: unique.map((key) => ({ pk: S(key) })),
+                ProjectionExpression: '#pk, #state, #charged',
+                ExpressionAttributeNames: namesIn('#pk #state #charged'),
+              },
+            },
+          }),
+        ),
+      (error) => this.unavailable('glance', error),
+    );
+    const glances = new Map<string, LedgerGlance>();
+    for (const item of result.Responses?.[this.tableName] ?? []) {
+      const read = new ItemReader(item, 'attempts table item');
+      glances.set(read.string('pk'), {
+        state: read.string('state') as LedgerState,
+        charged: read.counter('charged'),
+      });
+    }
+    return glances;
   }
 
   /** Operator side: the item as it is now (strongly consistent). */

@@ -5,6 +5,7 @@
 
 import {
   ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   type MessageAttributeValue,
   type QueueAttributeName,
@@ -70,6 +71,13 @@ export class SourceQueue {
           VisibilityTimeout: visibility,
         }),
       ),
+    );
+  }
+
+  /** A finished message leaves the queue now, not with the batch response. */
+  async acknowledge(receiptHandle: string): Promise<void> {
+    await this.send('DeleteMessage', () =>
+      this.sqs.send(new DeleteMessageCommand({ QueueUrl: this.queueUrl, ReceiptHandle: receiptHandle })),
     );
   }
 

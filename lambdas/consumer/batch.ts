@@ -6,7 +6,9 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type OpenBreaker, returnAfterPauseSeconds } from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
+import { suspectOrder } from '../core/suspects';
 import { leavesTimeFor } from '../core/time-guard';
+import { keyOfRecord } from './begin-attempt';
 import type { ControlCache } from './control-cache';
 import type { ConsumerDeps } from './deps';
 import { keepPauseAlive } from './outage-watch';
@@ -25,6 +27,8 @@ export interface BatchState {
 type Run = (record: SQSRecord) => Promise<RecordOutcome>;
 
 const NOT_STARTED: RecordOutcome = { kind: 'returned', why: 'not started' };
+/** Outcomes after which the message leaves the queue. */
+const FINISHED = new Set<RecordOutcome['kind']>(['completed', 'duplicate', 'quarantined']);
 /** Outcomes that end a message's attempt without a crash: each one counts toward ending a trial. */
 const PASSED_WITHOUT_CRASH = new Set<RecordOutcome['kind']>(['completed', 'quarantined', 'retry']);
 
@@ -67,6 +71,10 @@ export async function handleBatch(
   const outcomes = new Map<string, RecordOutcome>();
   const timeoutSeconds = deps.config.policy.attemptTimeoutSeconds;
   let started = 0;
+  // A batch holding redelivered records may crash again, which would hand back everything in
+  // it, finished or not: there, each finished record is acknowledged at once, so work done is
+  // never received again and again until the backstop takes it.
+  const crashProne = !deps.config.fifo && splitSuspects(event.Records).suspects.length > 0;
   const run: Run = async (record) => {
     const remaining = context.getRemainingTimeInMillis();
     if (!leavesTimeFor(remaining, state.longestRecordMs, timeoutSeconds, started === 0)) {
@@ -86,6 +94,7 @@ export async function handleBatch(
     });
     state.longestRecordMs = Math.max(state.longestRecordMs, deps.now().getTime() - startedAt);
     outcomes.set(record.messageId, result);
+    if (crashProne && FINISHED.has(result.kind)) await acknowledgeNow(deps, record);
     deps.logger.info('record processed', {
       event: 'record',
       messageId: record.messageId,
@@ -110,8 +119,9 @@ export async function handleBatch(
     const { fresh, suspects } = splitSuspects(event.Records);
     await runPool(fresh, () => concurrency, run);
     // Records SQS delivered before (a crash may have returned them) go one at a time, so the
-    // next crash points at one message (rule 6) and cannot take fresh work down (rule 10).
-    await runPool(suspects, () => 1, run);
+    // next crash points at one message (rule 6) and cannot take fresh work down (rule 10),
+    // the least suspect first, so a poison message cannot starve the rest of its batch.
+    await runPool(await orderSuspects(deps, suspects), () => 1, run);
   }
   if (paused === 'outage') {
     // This batch paused for an outage: what it hands back is what the probe needs after the
@@ -168,6 +178,17 @@ async function checkPauseAlive(deps: ConsumerDeps, state: BatchState, breaker: O
   }
 }
 
+async function acknowledgeNow(deps: ConsumerDeps, record: SQSRecord): Promise<void> {
+  await deps.queue.acknowledge(record.receiptHandle).catch((error: unknown) => {
+    // Best effort: the batch response still acknowledges it if the invocation returns.
+    deps.logger.warn('finished record left to the batch response', {
+      event: 'acknowledge-failed',
+      messageId: record.messageId,
+      error: error as Error,
+    });
+  });
+}
+
 /** A record handed back becomes visible again after `seconds`, not a visibility timeout later. */
 async function returnAfter(deps: ConsumerDeps, record: SQSRecord, seconds: number): Promise<void> {
   await deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
@@ -178,6 +199,25 @@ async function returnAfter(deps: ConsumerDeps, record: SQSRecord, seconds: numbe
       error: error as Error,
     });
   });
+}
+
+/** One eventually consistent read for the batch's redelivered records, only when there are two or more. */
+async function orderSuspects(
+  deps: ConsumerDeps,
+  suspects: readonly SQSRecord[],
+): Promise<readonly SQSRecord[]> {
+  if (suspects.length < 2) return suspects;
+  const keyOf = (record: SQSRecord) => keyOfRecord(record, deps.config.messageKeyPath).key;
+  try {
+    return suspectOrder(suspects, keyOf, await deps.ledger.glance(suspects.map(keyOf)));
+  } catch (error) {
+    // Only the order is lost: each record still goes through its own start write.
+    deps.logger.warn('redelivered records run in SQS order: the ledger could not be read', {
+      event: 'suspect-order-unread',
+      error: error as Error,
+    });
+    return suspects;
+  }
 }
 
 function splitSuspects(records: readonly SQSRecord[]) {

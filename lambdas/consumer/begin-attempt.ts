@@ -10,7 +10,7 @@ import { LedgerUnavailableError } from '../adapters/errors';
 import { isPoisonSuspect } from '../core/breaker';
 import { type DeliveryDecision, decideDelivery, failureEventForMessage } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
-import { recordKey } from '../core/message-key';
+import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
 import { reportFailureEvent } from './outage-watch';
@@ -167,8 +167,9 @@ async function crashContext(deps: ConsumerDeps, deadEnv: string, key: string, ex
   return completedAttemptId === undefined ? { inFlight } : { inFlight, completedAttemptId };
 }
 
-function identify(deps: ConsumerDeps, record: SQSRecord): Identity {
-  const { key, replayOf, fallback } = recordKey(
+/** The key a record is worked on under (core/message-key.ts `recordKey`), from the SQS record. */
+export function keyOfRecord(record: SQSRecord, keyPath: string | undefined): RecordKey {
+  return recordKey(
     {
       messageId: record.messageId,
       body: record.body,
@@ -177,8 +178,12 @@ function identify(deps: ConsumerDeps, record: SQSRecord): Identity {
         replayOf: record.messageAttributes[REPLAY_OF_ATTRIBUTE]?.stringValue,
       },
     },
-    deps.config.messageKeyPath,
+    keyPath,
   );
+}
+
+function identify(deps: ConsumerDeps, record: SQSRecord): Identity {
+  const { key, replayOf, fallback } = keyOfRecord(record, deps.config.messageKeyPath);
   if (fallback !== undefined) {
     // Bad input never loses a message: it is worked on under its messageId, and we say why.
     deps.logger.warn('message key not usable; using the messageId', {

@@ -22,6 +22,7 @@ import type { PauseInput, StartOutcome } from '../adapters/operations';
 import type { NewQuarantineRecord } from '../adapters/quarantine-writer';
 import type { IsolationTrial } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
+import type { LedgerGlance } from '../core/suspects';
 import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../core/types';
 
 /** The attempts table: one conditional write per transition of a message's ledger item. */
@@ -43,6 +44,8 @@ export interface LedgerPort {
   ): Promise<LedgerEntry>;
   markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry>;
   inFlightKeysOf(envId: string): Promise<string[]>;
+  /** State and charges of these keys, eventually consistent, for ordering; absent keys are left out. */
+  glance(keys: readonly string[]): Promise<ReadonlyMap<string, LedgerGlance>>;
 }
 
 /** The control table: breaker, isolation trial, failure window and crash counts. */
@@ -100,9 +103,11 @@ export interface OperationsPort {
   startPause(input: PauseInput): Promise<StartOutcome>;
 }
 
-/** The source queue, as the consumer touches it: visibility changes only. */
+/** The source queue, as the consumer touches it: visibility changes and early acknowledgements. */
 export interface SourceQueuePort {
   delay(receiptHandle: string, seconds: number): Promise<void>;
+  /** Deletes a finished message now, ahead of the batch response (a batch that may crash again). */
+  acknowledge(receiptHandle: string): Promise<void>;
 }
 
 /** Every port the consumer uses, as one bundle (a fault injector wraps them all at once). */

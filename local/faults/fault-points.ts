@@ -31,6 +31,7 @@ export const FAULT_POINTS = [
   'operations.startOutcomeUnknown',
   'operations.startPause',
   'queue.delay',
+  'queue.acknowledge',
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 

@@ -412,3 +412,23 @@ describe('a pause hands its records back for the probe (rule 7)', () => {
     expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', charged: 0 });
   });
 });
+
+describe('a healthy message batched behind poison', () => {
+  it('given two poison messages ahead of a healthy one in every batch, then the healthy one completes and leaves the queue', async () => {
+    // Prepare: each crash hands the whole batch back; limit 5 means 11 receives for the two.
+    const { world } = testWorld({
+      env: { PQ_ATTEMPT_LIMIT: '5', PQ_OUTAGE_FAILURE_THRESHOLD: '100' },
+      scripts: { M1: [[{ do: 'crash' }]], M2: [[{ do: 'crash' }]] },
+    });
+    for (const label of ['M1', 'M2', 'M8']) world.queue.send({ messageId: `id-${label}`, body: label });
+
+    // Act
+    await drive(world, { batchSize: 10 });
+
+    // Assess: the two poison messages may exhaust SQS's receive count before their limit of 5
+    // (two crashers alternate in one batch); the healthy one ran first and was acknowledged.
+    expect(world.queue.backstop.map((message) => message.messageId)).not.toContain('id-M8');
+    expect(world.queue.messages.has('id-M8')).toBe(false);
+    expect(world.ledger.get('id-M8')).toMatchObject({ state: 'completed', attempts: 1 });
+  });
+});

@@ -6,6 +6,7 @@ import {
   failureEventForCrash,
   failureEventForMessage,
 } from '../../lambdas/core/delivery';
+import { suspectOrder } from '../../lambdas/core/suspects';
 import type { ExternalRecord, LedgerItem } from '../../lambdas/core/types';
 import { aLedgerItem, aPolicy } from './fixtures';
 
@@ -338,5 +339,22 @@ describe('deliveries the start write refused for the new reasons', () => {
     expect(decideDelivery(aLedgerItem(previous), crash, policy, AN_HOUR_LATER, delivered)).toStrictEqual(
       expected,
     );
+  });
+});
+
+describe('suspectOrder: who of the redelivered records runs first', () => {
+  it('given a poison message ahead of a never-started one, then the never-started one runs first', () => {
+    // Prepare
+    const glances = new Map([
+      ['poison', { state: 'in-flight' as const, charged: 2 }],
+      ['done', { state: 'completed' as const, charged: 0 }],
+      ['retried', { state: 'ready' as const, charged: 0 }],
+    ]);
+
+    // Act
+    const order = suspectOrder(['poison', 'retried', 'done', 'fresh', 'fresh-2'], (key) => key, glances);
+
+    // Assess
+    expect(order).toEqual(['fresh', 'fresh-2', 'done', 'retried', 'poison']);
   });
 });

@@ -18,6 +18,7 @@ import {
   StaleAttemptError,
 } from '../../lambdas/adapters/errors';
 import type { LedgerPort } from '../../lambdas/consumer/ports';
+import type { LedgerGlance } from '../../lambdas/core/suspects';
 import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../../lambdas/core/types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -160,6 +161,15 @@ export class MemoryLedger implements LedgerPort {
 
   async inFlightKeysOf(envId: string): Promise<string[]> {
     return [...this.items.values()].filter((item) => item.envId === envId).map((item) => item.key);
+  }
+
+  async glance(keys: readonly string[]): Promise<ReadonlyMap<string, LedgerGlance>> {
+    const glances = new Map<string, LedgerGlance>();
+    for (const key of keys) {
+      const item = this.items.get(key);
+      if (item !== undefined) glances.set(key, { state: item.state, charged: item.charged });
+    }
+    return glances;
   }
 
   /** Operator side, before a replay: a fresh budget (as AttemptLedger.resetForReplay). */

@@ -78,6 +78,10 @@ export class MemoryQueue implements SourceQueuePort {
    * moto accepts both (see test/integration/ports-contract.test.ts). The seconds are clamped as
    * SourceQueue.delay clamps them.
    */
+  async acknowledge(receiptHandle: string): Promise<void> {
+    this.delete(receiptHandle);
+  }
+
   async delay(receiptHandle: string, seconds: number): Promise<void> {
     const message = [...this.messages.values()].find(
       (candidate) => candidate.receiptHandle === receiptHandle,
