@@ -58,10 +58,12 @@ describe('a batch of ten with a poison message in the middle', () => {
     }
   });
 
-  it('acknowledges the records completed before a crash as duplicates when they come back', () => {
+  it('acknowledges the records completed before a crash as duplicates when they come back, at once, so they come back only once', () => {
+    // The redelivered batch may crash again, so its finished records are deleted right away
+    // instead of waiting for a batch response the crash would never send.
     for (const label of ['B1', 'B2', 'B3', 'B4']) {
       const outcomes = test.log.recordsOf(keyOf.get(label) as string).map((line) => line.outcome.kind);
-      expect(outcomes, label).toStrictEqual(['completed', 'duplicate', 'duplicate']);
+      expect(outcomes, label).toStrictEqual(['completed', 'duplicate']);
     }
   });
 
