@@ -1,0 +1,77 @@
+/**
+ * A schedule in a few human lines, for the text report: the settings that differ from the
+ * defaults, each message's scripts, the events. The JSON stays the replayable truth.
+ */
+import type { Step } from '../world/scripted-processor';
+import type { CampaignEvent, Schedule } from './schedule';
+
+export function describeSchedule(schedule: Schedule): string[] {
+  const { config } = schedule;
+  const settings = [
+    `limit ${config.attemptLimit}`,
+    `concurrency ${config.concurrency}`,
+    `batch ${config.batchSize}`,
+    `trial ${config.isolationTrialMessages}`,
+    `threshold ${config.outageThreshold}`,
+    `transient retries ${config.transientRetries}`,
+    ...(config.messageKeyPath ? [`key ${config.messageKeyPath}`] : []),
+  ].join(', ');
+  const messages = schedule.messages.map(
+    (message) =>
+      `${message.id}: ${message.scripts.length === 0 ? 'completes' : message.scripts.map(describeScript).join(' | ')}`,
+  );
+  return [
+    settings,
+    ...messages,
+    `events: ${schedule.events.map(describeEvent).join('; ') || 'none'} ; drain`,
+  ];
+}
+
+function describeScript(script: readonly Step[]): string {
+  if (script.length === 0) return '[]';
+  return `[${script.map(describeStep).join(', ')}]`;
+}
+
+function describeStep(step: Step): string {
+  switch (step.do) {
+    case 'stage':
+      return `stage ${step.name}`;
+    case 'external':
+      return `${step.name}${step.idempotencyKey ? '(idempotent)' : ''} ${step.result}`;
+    case 'throw':
+      return `throw ${step.error}`;
+    case 'crash':
+      return 'crash';
+    case 'work':
+      return `work ${step.ms}ms`;
+  }
+}
+
+function describeEvent(event: CampaignEvent): string {
+  switch (event.do) {
+    case 'poll':
+      return `poll env${event.env}`;
+    case 'poll-pair':
+      return `poll env${event.envs[0]}+env${event.envs[1]}`;
+    case 'advance':
+      return `+${event.seconds}s`;
+    case 'expire':
+      return 'expire';
+    case 'duplicate':
+      return `duplicate m${event.message + 1}`;
+    case 'fault':
+      return `${event.point} ${event.kind} x${event.times}${event.message === undefined ? '' : ` (m${event.message + 1})`}`;
+    case 'outside-outage':
+      return `outside ${event.mode} ${event.seconds}s`;
+    case 'table-outage':
+      return `ledger throttled ${event.seconds}s`;
+    case 'redeploy':
+      return `redeploy limit ${event.attemptLimit}`;
+    case 'replay':
+      return 'operator replays';
+    case 'answer':
+      return `operator answers ${event.decision}`;
+    case 'resume':
+      return 'operator resumes';
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Seeded random schedules. Two profiles: "chaos" (any script, SDK faults at every named point,
+ * crashes, duplicates, redeploys, operator actions, short outages) and "outage-only" (healthy
+ * work, one long outage of the outside system or of our attempts table, many polls), the
+ * precondition of the outage invariants. Weights lean toward the shapes that break consumers:
+ * two declared calls in one attempt, faults on the writes around an external call, concurrent
+ * crashes, long outages polled through.
+ */
+import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../../local/faults/fault-points';
+import type { Step } from '../world/scripted-processor';
+import { Draw, mulberry32 } from './prng';
+import type { CampaignConfig, CampaignEvent, Decision, MessageSpec, Schedule } from './schedule';
+
+const KEY_PATH = 'order.id';
+const KEYLESS_CALLS = ['pay', 'mail'];
+const KEYED_CALLS = ['book', 'ship'];
+/** Bodies whose bytes an operator must get back exactly: accents, emoji, tabs, CRLF, spaces. */
+const TEXTS = ['café ✓', 'naïve 🚀', 'tab\there', 'crlf\r\n', '  padded  ', '"quoted" \\ slash', 'plain'];
+const DECISIONS: readonly Decision[] = ['done', 'not-done', 'discard'];
+
+export function generateSchedule(seed: number): Schedule {
+  const draw = new Draw(mulberry32(seed));
+  const outageOnly = draw.chance(0.3);
+  const config = drawConfig(draw);
+  const messages = drawMessages(draw, config, outageOnly);
+  const events = outageOnly ? outageEvents(draw) : chaosEvents(draw, config, messages.length);
+  const answers = Array.from({ length: draw.int(1, 3) }, () => draw.pick(DECISIONS));
+  return { seed, config, messages, events, answers };
+}
+
+function drawConfig(draw: Draw): CampaignConfig {
+  return {
+    attemptLimit: draw.int(1, 5),
+    concurrency: draw.weighted([
+      [1, 3],
+      [2, 3],
+      [3, 2],
+      [4, 2],
+    ]),
+    batchSize: draw.int(1, 10),
+    isolationTrialMessages: draw.int(1, 4),
+    outageThreshold: draw.int(2, 4),
+    transientRetries: draw.int(0, 3),
+    cooldownSeconds: draw.pick([10, 30, 60, 120]),
+    ...(draw.chance(0.3) ? { messageKeyPath: KEY_PATH } : {}),
+  };
+}
+
+function drawMessages(draw: Draw, config: CampaignConfig, outageOnly: boolean): MessageSpec[] {
+  const count = outageOnly ? draw.int(3, 8) : draw.int(2, 8);
+  const keys: string[] = [];
+  return Array.from({ length: count }, (_, index) => {
+    const text = `M${index + 1} ${draw.pick(TEXTS)}`;
+    let body = text;
+    if (config.messageKeyPath !== undefined) {
+      // Distinct messages sometimes share a business key (rule 13 makes the later one a duplicate).
+      const shared = !outageOnly && keys.length > 0 && draw.chance(0.25);
+      const key = shared ? draw.pick(keys) : `order-${index + 1}`;
+      keys.push(key);
+      body = draw.chance(0.05)
+        ? `{"order":{}, "note":${JSON.stringify(text)}}`
+        : JSON.stringify({ order: { id: key }, note: text });
+    }
+    const scripts = outageOnly ? [healthyScript(draw, true)] : chaosScripts(draw);
+    return { id: `m${index + 1}`, body, scripts };
+  });
+}
+
+function chaosScripts(draw: Draw): Step[][] {
+  if (draw.chance(0.35)) return [healthyScript(draw, false)];
+  return Array.from({ length: draw.int(1, 3) }, () =>
+    draw.chance(0.2) ? twoCalls(draw) : chaosScript(draw),
+  );
+}
+
+/** Stages and calls that all succeed; with `withCall`, at least one call to the outside system. */
+function healthyScript(draw: Draw, withCall: boolean): Step[] {
+  const steps: Step[] = [];
+  for (let index = draw.int(withCall ? 1 : 0, 3); index > 0; index--) {
+    steps.push(draw.chance(0.3) ? { do: 'stage', name: 'parse' } : call(draw, draw.chance(0.6), 'ok', steps));
+  }
+  if (withCall && !steps.some((step) => step.do === 'external')) steps.push(call(draw, true, 'ok', steps));
+  return steps;
+}
+
+/** Two declared calls in one attempt: the first answered, the second anything. */
+function twoCalls(draw: Draw): Step[] {
+  const steps: Step[] = [];
+  steps.push(call(draw, true, 'ok', steps));
+  steps.push(call(draw, draw.chance(0.4), drawResult(draw), steps));
+  if (draw.chance(0.3)) steps.push(terminalStep(draw));
+  return steps;
+}
+
+function chaosScript(draw: Draw): Step[] {
+  const steps: Step[] = [];
+  for (let index = draw.int(0, 4); index > 0; index--) {
+    const kind = draw.weighted([
+      ['stage', 3],
+      ['keyless', 3],
+      ['keyed', 2],
+      ['end', 3],
+      ['work', 1],
+    ] as const);
+    if (kind === 'stage') steps.push({ do: 'stage', name: draw.pick(['parse', 'validate', 'persist']) });
+    if (kind === 'keyless' || kind === 'keyed')
+      steps.push(call(draw, kind === 'keyless', drawResult(draw), steps));
+    if (kind === 'work') steps.push({ do: 'work', ms: draw.chance(0.25) ? 31_000 : draw.int(100, 3000) });
+    if (kind === 'end') {
+      steps.push(terminalStep(draw));
+      break;
+    }
+  }
+  return steps;
+}
+
+function terminalStep(draw: Draw): Step {
+  return draw.chance(0.3)
+    ? { do: 'crash' }
+    : {
+        do: 'throw',
+        error: draw.weighted([
+          ['transient', 2],
+          ['permanent', 1],
+          ['unknown', 2],
+        ] as const),
+      };
+}
+
+/** A declared call whose name no earlier step of the attempt used (one call per name). */
+function call(
+  draw: Draw,
+  keyless: boolean,
+  result: Extract<Step, { do: 'external' }>['result'],
+  steps: Step[],
+): Step {
+  const used = new Set(steps.flatMap((step) => (step.do === 'external' ? [step.name] : [])));
+  const names = (keyless ? KEYLESS_CALLS : KEYED_CALLS).filter((name) => !used.has(name));
+  const name = names.length > 0 ? draw.pick(names) : `${keyless ? 'pay' : 'book'}-${steps.length}`;
+  return keyless
+    ? { do: 'external', name, result }
+    : { do: 'external', name, idempotencyKey: `${name}-idem`, result };
+}
+
+function drawResult(draw: Draw): Extract<Step, { do: 'external' }>['result'] {
+  return draw.weighted([
+    ['ok', 6],
+    ['refused', 1],
+    ['timeout', 1],
+    ['crash-during', 1],
+    ['crash-after', 1],
+  ] as const);
+}
+
+function chaosEvents(draw: Draw, config: CampaignConfig, messages: number): CampaignEvent[] {
+  return Array.from({ length: draw.int(4, 30) }, () => chaosEvent(draw, config, messages));
+}
+
+function chaosEvent(draw: Draw, config: CampaignConfig, messages: number): CampaignEvent {
+  const slot = () => draw.int(0, 2);
+  switch (
+    draw.weighted([
+      ['poll', 8],
+      ['poll-pair', 3],
+      ['expire', 4],
+      ['advance', 1],
+      ['fault', 4],
+      ['outage', 1],
+      ['duplicate', 1],
+      ['redeploy', 0.5],
+      ['replay', 0.8],
+      ['answer', 0.8],
+      ['resume', 0.3],
+    ] as const)
+  ) {
+    case 'poll':
+      return { do: 'poll', env: slot() };
+    case 'poll-pair':
+      return { do: 'poll-pair', envs: [slot(), slot()] };
+    case 'expire':
+      return { do: 'expire' };
+    case 'advance':
+      return { do: 'advance', seconds: draw.pick([1, 5, 30, 61, 200, 900]) };
+    case 'fault':
+      return drawFault(draw, messages);
+    case 'outage':
+      return drawOutage(draw, [30, 120, 600]);
+    case 'duplicate':
+      return { do: 'duplicate', message: draw.int(0, messages - 1) };
+    case 'redeploy':
+      // Mostly lower: a limit lowered under a message's charges is the interesting change.
+      return { do: 'redeploy', attemptLimit: draw.int(1, Math.max(1, config.attemptLimit - 1)) };
+    case 'replay':
+      return { do: 'replay' };
+    case 'answer':
+      return { do: 'answer', decision: draw.pick(DECISIONS) };
+    case 'resume':
+      return { do: 'resume' };
+  }
+}
+
+/** Points around the calls whose failure is subtle weigh more than the rest. */
+const HEAVY_POINTS: ReadonlySet<FaultPoint> = new Set([
+  'ledger.start',
+  'ledger.recordExternal:pending',
+  'ledger.recordExternal:done',
+  'ledger.complete',
+  'ledger.recordFailure',
+  'ledger.markQuarantined',
+  'quarantine.putRecord',
+  'operations.startPause',
+  'operations.startOutcomeUnknown',
+]);
+const KEYED_POINTS = (point: FaultPoint) =>
+  (point.startsWith('ledger.') && point !== 'ledger.inFlightKeysOf') ||
+  point === 'quarantine.putRecord' ||
+  point === 'operations.startOutcomeUnknown';
+
+function drawFault(draw: Draw, messages: number): CampaignEvent {
+  const point = draw.weighted(FAULT_POINTS.map((name) => [name, HEAVY_POINTS.has(name) ? 3 : 1] as const));
+  const kind = draw.weighted<FaultKind>([
+    ['throttle', 3],
+    ['server-error', 1],
+    ['access-denied', 1],
+    ['timeout-after-send', 2],
+    ['crash', 2],
+    ['crash-after-send', 1],
+  ]);
+  const aimed = KEYED_POINTS(point) && draw.chance(0.5);
+  return {
+    do: 'fault',
+    point,
+    kind,
+    times: draw.int(1, 3),
+    ...(aimed ? { message: draw.int(0, messages - 1) } : {}),
+  };
+}
+
+function drawOutage(draw: Draw, durations: readonly number[]): CampaignEvent {
+  const seconds = draw.pick(durations);
+  return draw.chance(1 / 3)
+    ? { do: 'table-outage', seconds }
+    : { do: 'outside-outage', mode: draw.chance(0.5) ? 'refused' : 'hanging', seconds };
+}
+
+/** A few polls, one long outage, then many polls through it (the mapping keeps polling). */
+function outageEvents(draw: Draw): CampaignEvent[] {
+  const before = Array.from({ length: draw.int(0, 2) }, (): CampaignEvent => ({ do: 'poll', env: 0 }));
+  const during = Array.from({ length: draw.int(8, 40) }, () => pollThrough(draw));
+  return [...before, drawOutage(draw, [120, 600, 1800, 3600]), ...during];
+}
+
+function pollThrough(draw: Draw): CampaignEvent {
+  switch (
+    draw.weighted([
+      ['poll', 5],
+      ['poll-pair', 2],
+      ['expire', 4],
+      ['advance', 1],
+    ] as const)
+  ) {
+    case 'poll':
+      return { do: 'poll', env: draw.int(0, 1) };
+    case 'poll-pair':
+      return { do: 'poll-pair', envs: [0, 1] };
+    case 'expire':
+      return { do: 'expire' };
+    case 'advance':
+      return { do: 'advance', seconds: draw.int(1, 120) };
+  }
+}

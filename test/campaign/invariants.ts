@@ -1,0 +1,176 @@
+/**
+ * What must hold after every schedule, named once here. Each check returns the problems it
+ * found as text (empty: it held) and whether it applied to this schedule at all; the explorer
+ * counts both. The outage-related checks and their preconditions live in outage-invariants.ts.
+ */
+
+import { backstopFromOwnFailures, chargedOrQuarantinedForOutage } from './outage-invariants';
+import type { Observation } from './run-schedule';
+
+export const INVARIANTS = [
+  /** (a) Every message sent ends completed, quarantined with its exact bytes, or queued/backstopped with a ledger record saying why. */
+  'no-message-lost',
+  /** (a) The backstop (SQS redrive) receives no message because our own tables failed once an outage was evident. */
+  'no-backstop-from-own-failures',
+  /** (b) A keyless external call reaches the outside system at most once per generation (only `not-done` or a replay starts a new one). */
+  'no-keyless-call-repeated',
+  /** (c) An outage charges nothing and quarantines nothing once a working breaker could have tripped. */
+  'nothing-charged-or-quarantined-for-an-outage',
+  /** (d) No attempt starts once the charges reached the limit the starting environment runs with. */
+  'charged-within-limit',
+  /** (e) Finished work is redone only after its completion write was lost, and a caught loss charges nothing. */
+  'completed-work-not-redone',
+  /** (f) Every quarantine record can reach a terminal state: open ones hold what a replay or discard needs, waiting ones can be answered. */
+  'quarantine-can-reach-an-end',
+  /** (g) A tripped breaker always has a way back: after the drain (and one new message, the next batch that finds it) a running pause drives it, or it is closed. */
+  'tripped-breaker-has-a-way-back',
+  /** Rule 6: one crash starts (or restarts) the isolation trial at most once. */
+  'one-trial-start-per-crash',
+] as const;
+
+export type InvariantName = (typeof INVARIANTS)[number];
+
+export interface Verdict {
+  readonly invariant: InvariantName;
+  /** False when the schedule does not meet the invariant's precondition (not counted as checked). */
+  readonly applicable: boolean;
+  readonly problems: readonly string[];
+}
+
+type Check = (observation: Observation) => Omit<Verdict, 'invariant'>;
+
+const CHECKS: Record<InvariantName, Check> = {
+  'no-message-lost': noMessageLost,
+  'no-backstop-from-own-failures': backstopFromOwnFailures,
+  'no-keyless-call-repeated': noKeylessCallRepeated,
+  'nothing-charged-or-quarantined-for-an-outage': chargedOrQuarantinedForOutage,
+  'charged-within-limit': chargedWithinLimit,
+  'completed-work-not-redone': completedWorkNotRedone,
+  'quarantine-can-reach-an-end': quarantineCanReachAnEnd,
+  'tripped-breaker-has-a-way-back': (observation) =>
+    held(observation.trace.breakerWithoutWayBack.slice(0, 1)),
+  'one-trial-start-per-crash': oneTrialStartPerCrash,
+};
+
+export function checkInvariants(observation: Observation): Verdict[] {
+  return INVARIANTS.map((invariant) => ({ invariant, ...CHECKS[invariant](observation) }));
+}
+
+function held(problems: readonly string[]): Omit<Verdict, 'invariant'> {
+  return { applicable: true, problems };
+}
+
+function noMessageLost({ world, sent, trace }: Observation): Omit<Verdict, 'invariant'> {
+  const problems: string[] = [];
+  const queued = [...world.queue.messages.values()];
+  const waitingKeys = new Set(
+    [...queued, ...world.queue.backstop].map((message) => sent.get(message.messageId)?.key),
+  );
+  const paused = world.control.breaker !== undefined && world.control.breaker.record.state !== 'closed';
+  for (const message of sent.values()) {
+    const item = world.ledger.get(message.key);
+    const where = `message ${message.messageId} (key ${message.key})`;
+    if (world.queue.messages.has(message.messageId)) {
+      if (item === undefined && !paused)
+        problems.push(`${where} is still queued and the ledger says nothing why`);
+    } else if (world.queue.backstop.some((backstopped) => backstopped.messageId === message.messageId)) {
+      const wasted = trace.receives.some((r) => r.messageId === message.messageId && r.wastedByOwn);
+      // A backstop reached through our own failures is its own invariant.
+      if (item === undefined && !wasted) problems.push(`${where} is in the backstop with no ledger record`);
+    } else if (
+      item?.state !== 'completed' &&
+      item?.state !== 'quarantined' &&
+      !waitingKeys.has(message.key)
+    ) {
+      problems.push(`${where} left the queue while its ledger item is ${item?.state ?? 'absent'}`);
+    }
+  }
+  for (const record of world.quarantine.records.values()) {
+    const original = sent.get(record.messageId);
+    const body = world.quarantine.body(record.id);
+    if (original === undefined || body === undefined || !body.equals(Buffer.from(original.body, 'utf8'))) {
+      problems.push(`quarantine record ${record.id} does not hold the exact body of ${record.messageId}`);
+    }
+  }
+  for (const item of world.ledger.all()) {
+    if (item.state === 'quarantined' && !world.quarantine.records.has(item.quarantineId ?? '')) {
+      problems.push(
+        `ledger item ${item.key} is quarantined as ${item.quarantineId} but no such record exists`,
+      );
+    }
+  }
+  return held(problems);
+}
+
+function noKeylessCallRepeated({ trace }: Observation): Omit<Verdict, 'invariant'> {
+  const counts = new Map<string, number>();
+  for (const call of trace.outsideCalls) {
+    if (!call.keyless) continue;
+    const id = `call "${call.name}" of key ${call.key} in generation ${call.generation}`;
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return held(
+    [...counts]
+      .filter(([, count]) => count > 1)
+      .map(([id, count]) => `${id} reached the outside system ${count} times`),
+  );
+}
+
+function chargedWithinLimit({ trace, world, schedule }: Observation): Omit<Verdict, 'invariant'> {
+  const problems = trace.starts
+    .filter((start) => start.charged >= start.limit)
+    .map(
+      (start) =>
+        `an attempt of key ${start.key} started in ${start.envId} with ${start.charged} charged, limit ${start.limit}`,
+    );
+  const limits = [
+    schedule.config.attemptLimit,
+    ...schedule.events.flatMap((e) => (e.do === 'redeploy' ? [e.attemptLimit] : [])),
+  ];
+  const highest = Math.max(...limits);
+  for (const item of world.ledger.all()) {
+    if (item.charged > highest)
+      problems.push(`key ${item.key} has ${item.charged} charged, above every limit (${highest})`);
+  }
+  return held(problems);
+}
+
+function completedWorkNotRedone({ trace }: Observation): Omit<Verdict, 'invariant'> {
+  const problems: string[] = [];
+  for (const redo of trace.redos) {
+    const what = `key ${redo.key} (generation ${redo.generation})`;
+    if (redo.completionLanded) problems.push(`${what} was completed, and its work started again`);
+    else if (redo.lostBy === 'thrown' && redo.chargedAtRedo > redo.chargedAtFinish) {
+      problems.push(
+        `${what} finished its work, its completion write failed, and the redo was charged (${redo.chargedAtFinish} -> ${redo.chargedAtRedo})`,
+      );
+    }
+  }
+  return held(problems);
+}
+
+function quarantineCanReachAnEnd({ world, trace }: Observation): Omit<Verdict, 'invariant'> {
+  const problems = trace.unanswerable.map(
+    (id) => `record ${id} waits for a person, but no running execution can take an answer`,
+  );
+  // An open record ends by a replay or by `pq discard`; either needs its content to be there.
+  for (const record of world.quarantine.records.values()) {
+    const stored =
+      world.quarantine.objects.has(record.bodyKey) && world.quarantine.objects.has(record.envelopeKey);
+    if (record.status === 'open' && !stored) problems.push(`record ${record.id} is open without its content`);
+  }
+  return held(problems);
+}
+
+/**
+ * A crash, as the consumer can know it, is an environment whose attempts a later delivery found
+ * in flight (dead, or alive but gone: the two look the same); each may (re)start the trial once.
+ */
+function oneTrialStartPerCrash({ trace }: Observation): Omit<Verdict, 'invariant'> {
+  const crashes = trace.crashedEnvironments.size;
+  return held(
+    trace.isolationStarts > crashes
+      ? [`the isolation trial started ${trace.isolationStarts} times for ${crashes} crashed environment(s)`]
+      : [],
+  );
+}

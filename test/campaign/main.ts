@@ -1,0 +1,141 @@
+/**
+ * `npm run -s campaign -- --schedules N --seed S [--json] [--list-fault-points] [--replay FILE|JSON]`
+ *
+ * Runs N seeded schedules over the in-memory world through the real consumer and checks the
+ * invariants after each (--replay: one schedule given as JSON, or a file holding one or a case).
+ * Exit codes: 0 every invariant held, 1 a violation was found, 2 bad usage.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { FAULT_POINTS } from '../../local/faults/fault-points';
+import { describeSchedule } from './describe';
+import { type CampaignReport, runCampaign, runOne } from './explore';
+import { INVARIANTS, type InvariantName } from './invariants';
+import { parseSchedule } from './schedule';
+
+export interface Streams {
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+const USAGE =
+  'usage: campaign --schedules N --seed S [--json] [--shrink K] | --replay FILE|JSON [--json] | --list-fault-points';
+
+export async function main(argv: readonly string[], streams: Streams): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    streams.err(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args['list-fault-points']) {
+    for (const point of FAULT_POINTS) streams.out(point);
+    return 0;
+  }
+  const report = args.replay === undefined ? await campaign(args) : await replay(args.replay);
+  if (typeof report === 'string') {
+    streams.err(`${report}\n${USAGE}`);
+    return 2;
+  }
+  if (args.json) streams.out(JSON.stringify(report, null, 2));
+  else for (const line of summary(report)) streams.out(line);
+  return report.violations.length > 0 ? 1 : 0;
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: {
+      schedules: { type: 'string' },
+      seed: { type: 'string' },
+      shrink: { type: 'string' },
+      json: { type: 'boolean' },
+      'list-fault-points': { type: 'boolean' },
+      replay: { type: 'string' },
+    },
+    strict: true,
+  }).values;
+}
+
+async function campaign(args: ReturnType<typeof parse>): Promise<CampaignReport | string> {
+  const schedules = wholeNumber(args.schedules ?? '1000');
+  const seed = wholeNumber(args.seed ?? '1');
+  const shrinkPerInvariant = wholeNumber(args.shrink ?? '3');
+  if (schedules === undefined || seed === undefined || shrinkPerInvariant === undefined) {
+    return '--schedules, --seed and --shrink take whole numbers';
+  }
+  return runCampaign({ schedules, seed, shrinkPerInvariant });
+}
+
+async function replay(source: string): Promise<CampaignReport | string> {
+  let schedule: ReturnType<typeof parseSchedule>;
+  try {
+    schedule = parseSchedule(source.trim().startsWith('{') ? source : readFileSync(source, 'utf8'));
+  } catch (error) {
+    return `--replay: ${(error as Error).message}`;
+  }
+  const result = await runOne(schedule);
+  const zero = () => Object.fromEntries(INVARIANTS.map((name) => [name, 0])) as Record<InvariantName, number>;
+  const checked = zero();
+  const counts = zero();
+  for (const verdict of result.verdicts) {
+    if (verdict.applicable) checked[verdict.invariant] += 1;
+    if (verdict.problems.length > 0) counts[verdict.invariant] += 1;
+  }
+  return {
+    schedules: 1,
+    seed: schedule.seed,
+    faultsInjected: result.faultsInjected,
+    crashes: result.crashes,
+    violations: result.verdicts
+      .filter((verdict) => verdict.problems.length > 0)
+      .map((verdict) => ({
+        invariant: verdict.invariant,
+        seed: schedule.seed,
+        index: 0,
+        detail: verdict.problems[0],
+        schedule,
+      })),
+    violationCounts: counts,
+    invariantsChecked: checked,
+  };
+}
+
+function summary(report: CampaignReport): string[] {
+  const lines = [
+    `${report.schedules} schedule(s) from seed ${report.seed}: ${report.faultsInjected} faults injected, ${report.crashes} crashes`,
+    `checked: ${INVARIANTS.map((name) => `${name} ${report.invariantsChecked[name]}`).join(', ')}`,
+  ];
+  const failing = INVARIANTS.filter((name) => report.violationCounts[name] > 0);
+  if (failing.length === 0) return [...lines, 'every invariant held'];
+  lines.push(`violated: ${failing.map((name) => `${name} (${report.violationCounts[name]})`).join(', ')}`);
+  for (const violation of report.violations) {
+    lines.push(
+      '',
+      `${violation.invariant} - schedule seed ${violation.seed} (#${violation.index}): ${violation.detail}`,
+    );
+    for (const line of describeSchedule(violation.schedule)) lines.push(`  ${line}`);
+    lines.push(`  replay: npm run -s campaign -- --replay '${JSON.stringify(violation.schedule)}'`);
+  }
+  return lines;
+}
+
+function wholeNumber(text: string): number | undefined {
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * The event source mapping as the campaign plays it: environment slots (a dead or retired
+ * environment is replaced by a cold start), polls of one or two environments at once (their
+ * awaits interleave), nothing while the pause model has the mapping disabled, the probe
+ * footprint while half-open, and a redeploy that retires every environment. Each record handed
+ * to an invocation is traced with what happened to it.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { ENV } from '../../contract/env';
+import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
+import { recordKey } from '../../lambdas/core/message-key';
+import type { ExecutionEnvironment, Handle, World } from '../world/world';
+import type { PauseModel } from './pause-model';
+import type { CampaignConfig } from './schedule';
+import type { BreakerState, Trace } from './trace';
+
+type Environment = ExecutionEnvironment & { readonly handle: Handle };
+
+/** lib/operations/protocol.ts PROBE_FOOTPRINT: one record per batch, two invocations at most. */
+const PROBE = { batchSize: 1, maxConcurrency: 2 } as const;
+const CRASH_KINDS = new Set(['crash', 'crash-after-send']);
+
+export class Mapping {
+  private slots: (Environment | undefined)[] = [];
+  private attemptLimit: number;
+
+  constructor(
+    private readonly world: World,
+    private readonly trace: Trace,
+    private readonly pause: PauseModel,
+    private readonly config: CampaignConfig,
+  ) {
+    this.attemptLimit = config.attemptLimit;
+  }
+
+  /** A new deployment: later invocations run in new environments with the new limit. */
+  redeploy(attemptLimit: number): void {
+    this.attemptLimit = attemptLimit;
+    this.slots = [];
+  }
+
+  /** The key the consumer gives a record (begin-attempt.ts identify); the campaign's replays are genuine. */
+  keyOf(record: Pick<SQSRecord, 'messageId' | 'body' | 'messageAttributes'>): string {
+    const replay = {
+      messageKey: record.messageAttributes[MESSAGE_KEY_ATTRIBUTE]?.stringValue,
+      replayOf: record.messageAttributes[REPLAY_OF_ATTRIBUTE]?.stringValue,
+    };
+    return recordKey({ messageId: record.messageId, body: record.body, replay }, this.config.messageKeyPath)
+      .key;
+  }
+
+  /**
+   * One poll per slot, all at once. Returns false when the mapping is disabled: then time moves
+   * on to the pause's next timer instead (nothing is received while paused).
+   */
+  async poll(slots: readonly number[]): Promise<boolean> {
+    this.pause.tick();
+    if (!this.pause.mappingEnabled()) {
+      const timer = this.pause.nextTimer();
+      if (timer !== undefined) this.world.clock.advanceTo(timer);
+      this.pause.tick();
+      return false;
+    }
+    const probing = this.pause.probing();
+    const batchSize = probing ? PROBE.batchSize : this.config.batchSize;
+    const chosen = distinct(slots).slice(0, probing ? PROBE.maxConcurrency : slots.length);
+    const breaker: BreakerState = this.world.control.breaker?.record.state ?? 'closed';
+    const runs = chosen.map((slot) => {
+      const env = this.environmentAt(slot);
+      const seq = this.trace.next();
+      const at = this.world.clock.now();
+      return { env, seq, at, delivery: this.world.deliver(env, batchSize) };
+    });
+    const results = await Promise.all(runs.map((run) => run.delivery));
+    runs.forEach((run, index) => {
+      const result = results[index];
+      const failed = new Set(
+        result.kind === 'returned' ? result.failed : result.records.map((r) => r.messageId),
+      );
+      for (const record of result.records) {
+        const key = this.keyOf(record);
+        const returned = failed.has(record.messageId);
+        this.trace.receives.push({
+          seq: run.seq,
+          at: run.at,
+          messageId: record.messageId,
+          key,
+          envId: run.env.id,
+          breaker,
+          outcome: returned ? 'returned' : 'deleted',
+          wastedByOwn: returned && this.ownFaultHit(run.env.id, run.seq),
+        });
+      }
+    });
+    return true;
+  }
+
+  private environmentAt(slot: number): Environment {
+    const current = this.slots[slot];
+    if (current?.alive) return current;
+    const redeployed = this.attemptLimit !== this.config.attemptLimit;
+    const env = this.world.environment(
+      redeployed ? { [ENV.attemptLimit]: String(this.attemptLimit) } : undefined,
+    );
+    this.trace.limitByEnv.set(env.id, this.attemptLimit);
+    this.slots[slot] = env;
+    return env;
+  }
+
+  /**
+   * A fault injected into our own AWS calls during this invocation. Any key counts: a record the
+   * consumer hands back untouched because it paused for those failures was wasted by them too.
+   */
+  private ownFaultHit(envId: string, since: number): boolean {
+    return this.trace.fired.some(
+      (fault) => fault.seq > since && fault.envId === envId && !CRASH_KINDS.has(fault.kind),
+    );
+  }
+}
+
+/** Two invocations never share an environment: a repeated slot becomes the next free one. */
+function distinct(slots: readonly number[]): number[] {
+  const chosen: number[] = [];
+  for (const slot of slots) {
+    let candidate = slot;
+    while (chosen.includes(candidate)) candidate += 1;
+    chosen.push(candidate);
+  }
+  return chosen;
+}

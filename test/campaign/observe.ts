@@ -1,0 +1,164 @@
+/**
+ * Taps on the world that feed the trace without changing what the consumer sees: the ledger's
+ * starts and completions, isolation starts, quarantine record creation, the user's work
+ * finishing, and each request that reaches the outside system. The outside system's outage is
+ * played here too, around each declared call, so it is decided at the moment of the call.
+ * A planted bug (for the test that the explorer can fail) is one more tap.
+ */
+import type { ProcessorModule, WorkContext } from '../../lambdas/consumer/types';
+import { OutsideSystem } from '../world/scripted-processor';
+import type { ExecutionEnvironment, World } from '../world/world';
+import type { FaultBoard } from './fault-board';
+import { keyGeneration, type Trace } from './trace';
+
+/** Defects the campaign test plants to prove that the explorer finds them. */
+export type PlantedBug = 'ledger-restarts-completed-work' | 'processor-calls-outside-twice';
+
+/** The outside system, also tracing each request it receives with its generation. */
+export class TracedOutside extends OutsideSystem {
+  private readonly keyless = new Map<string, boolean>();
+
+  constructor(
+    private readonly world: () => World,
+    private readonly trace: Trace,
+  ) {
+    super();
+  }
+
+  /** What the processor declared about the call it is about to make. */
+  declare(key: string, name: string, keyless: boolean): void {
+    this.keyless.set(`${key}|${name}`, keyless);
+  }
+
+  override receive(key: string, name: string): void {
+    super.receive(key, name);
+    this.trace.outsideCalls.push({
+      seq: this.trace.next(),
+      key,
+      name,
+      keyless: this.keyless.get(`${key}|${name}`) ?? true,
+      generation: this.world().ledger.get(key)?.generation ?? 0,
+    });
+  }
+}
+
+export function tapPorts(world: World, trace: Trace, plant?: PlantedBug): void {
+  const { ledger, control, quarantine } = world;
+  const start = ledger.start.bind(ledger);
+  const restart = ledger.restartAfterCrash.bind(ledger);
+  const complete = ledger.complete.bind(ledger);
+  const startIsolation = control.startIsolation.bind(control);
+  const crashInFlight = control.crashInFlight.bind(control);
+  const putRecord = quarantine.putRecord.bind(quarantine);
+
+  const started = (envId: string, result: Awaited<ReturnType<typeof start>>) => {
+    if (!result.started) return result;
+    const { key, charged, generation } = result.item;
+    trace.starts.push({
+      seq: trace.next(),
+      key,
+      envId,
+      charged,
+      generation,
+      limit: trace.limitByEnv.get(envId) ?? Number.POSITIVE_INFINITY,
+    });
+    const chargedAtFinish = trace.finished.get(keyGeneration(key, generation));
+    if (chargedAtFinish !== undefined) {
+      trace.redos.push({
+        key,
+        generation,
+        completionLanded: trace.completed.has(keyGeneration(key, generation)),
+        lostBy: trace.lostCompletions.get(keyGeneration(key, generation)) ?? 'crash',
+        chargedAtFinish,
+        chargedAtRedo: charged,
+      });
+    }
+    return result;
+  };
+  ledger.start = async (input) => {
+    if (plant === 'ledger-restarts-completed-work') reopenCompleted(world, input.key);
+    return started(input.envId, await start(input));
+  };
+  ledger.restartAfterCrash = async (input) => started(input.envId, await restart(input));
+  ledger.complete = async (key, attemptId, now) => {
+    const entry = await complete(key, attemptId, now);
+    trace.completed.add(keyGeneration(key, entry.generation));
+    return entry;
+  };
+  control.crashInFlight = async (...args: Parameters<typeof crashInFlight>) => {
+    trace.crashedEnvironments.add(args[0]);
+    return crashInFlight(...args);
+  };
+  control.startIsolation = async (input) => {
+    // Count the trials that (re)started, not the calls: the control table keeps one per cause.
+    const before = control.isolation;
+    const trial = await startIsolation(input);
+    if (control.isolation !== before) trace.isolationStarts += 1;
+    return trial;
+  };
+  quarantine.putRecord = async (record) => {
+    const result = await putRecord(record);
+    if (result.created) trace.recordCreated.set(record.id, trace.next());
+    return result;
+  };
+}
+
+/** The planted ledger bug: the start write's condition forgets that `completed` is final. */
+function reopenCompleted(world: World, key: string): void {
+  const items = (world.ledger as unknown as { items: Map<string, { state: string }> }).items;
+  const item = items.get(key);
+  if (item?.state === 'completed') item.state = 'ready';
+}
+
+export interface ProcessorTaps {
+  readonly world: World;
+  readonly env: ExecutionEnvironment;
+  readonly trace: Trace;
+  readonly board: FaultBoard;
+  readonly outside: TracedOutside;
+  readonly plant?: PlantedBug;
+}
+
+/** The user's module with its calls to the outside system played through the outage and traced. */
+export function tapProcessor(inner: ProcessorModule, taps: ProcessorTaps): ProcessorModule {
+  const { world, env, trace } = taps;
+  return {
+    ...(inner.classify === undefined ? {} : { classify: inner.classify }),
+    async process(message, ctx) {
+      const observed: WorkContext = {
+        stage: (name) => ctx.stage(name),
+        remainingTimeMs: () => ctx.remainingTimeMs(),
+        external: (name, call, options) =>
+          ctx.external(name, () => callOutside(taps, message.key, name, call, options), options),
+      };
+      await inner.process(message, observed);
+      const item = world.ledger.get(message.key);
+      if (env.alive && item) trace.finished.set(keyGeneration(item.key, item.generation), item.charged);
+    },
+  };
+}
+
+async function callOutside<T>(
+  taps: ProcessorTaps,
+  key: string,
+  name: string,
+  call: () => Promise<T>,
+  options: { readonly idempotencyKey?: string } | undefined,
+): Promise<T> {
+  const { board, outside, trace, world } = taps;
+  const keyless = options?.idempotencyKey === undefined;
+  outside.declare(key, name, keyless);
+  const mode = board.outsideMode();
+  if (mode !== undefined) {
+    trace.failures.push({ seq: trace.next(), at: world.clock.now(), key, by: 'outside' });
+    if (mode === 'refused') {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    }
+    // Hanging: the request went out, the answer never came.
+    outside.receive(key, name);
+    throw Object.assign(new Error('socket timed out'), { name: 'TimeoutError' });
+  }
+  const result = await call();
+  if (taps.plant === 'processor-calls-outside-twice' && keyless) return call();
+  return result;
+}

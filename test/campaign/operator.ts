@@ -1,0 +1,80 @@
+/**
+ * The operator, as simple as the campaign needs, with the CLI's and the state machine's rules
+ * (lambdas/core/operator.ts, cli/replay-flow.ts, lib/operations/outcome-unknown.ts):
+ * - replay an open record: record a cause first (rule 12), then the ledger's fresh budget
+ *   conditioned on it still holding this quarantine, then the exact body to the source queue
+ *   with `pq-message-key` and `pq-replay-of`; the record becomes `replayed`.
+ * - answer a record waiting for a person, only through its RUNNING `ou-<id>` execution (the
+ *   task token): `done` marks the ledger completed (unconditional, as MarkLedgerCompleted) and
+ *   the record `resolved`; `not-done` replays as above, then the record is `replayed`;
+ *   `discard` resolves it. The execution then succeeds.
+ * Left out: claims (`replaying`), audit entries, replay freeze, answers that fail to arrive.
+ */
+import { LedgerStateMismatchError } from '../../lambdas/adapters/errors';
+import { outcomeUnknownExecutionName } from '../../lambdas/core/ids';
+import { checkCause, decideReplay, decideVerify } from '../../lambdas/core/operator';
+import type { StoredRecord } from '../world/memory-quarantine';
+import type { World } from '../world/world';
+import type { Decision } from './schedule';
+
+export interface OperatorDeps {
+  readonly world: World;
+  /** Sends the record's exact body again as a replay of it. */
+  readonly sendReplay: (record: StoredRecord) => void;
+}
+
+const CAUSE = 'campaign: the operator looked';
+
+/** Replays the oldest open record; false when there is none or the replay was refused. */
+export async function replayOldestOpen(deps: OperatorDeps): Promise<boolean> {
+  const record = [...deps.world.quarantine.records.values()].find((candidate) => candidate.status === 'open');
+  if (record === undefined || checkCause(CAUSE) !== undefined) return false;
+  const decision = decideReplay({ status: record.status, cause: CAUSE }, { replayFrozen: false });
+  if (decision.kind === 'refuse') return false;
+  if (!(await resetLedger(deps.world, record))) return false;
+  deps.sendReplay(record);
+  record.status = 'replayed';
+  return true;
+}
+
+/** Answers the oldest record waiting for a person that can be answered. */
+export async function answerOldest(deps: OperatorDeps, decision: Decision): Promise<boolean> {
+  for (const record of deps.world.quarantine.records.values()) {
+    if (record.status === 'awaiting-operator' && (await answer(deps, record, decision))) return true;
+  }
+  return false;
+}
+
+/** One answer; false when it cannot be given (no open wait, or a refused replay). */
+export async function answer(deps: OperatorDeps, record: StoredRecord, decision: Decision): Promise<boolean> {
+  const execution = deps.world.operations.executions.get(outcomeUnknownExecutionName(record.id));
+  const plan = decideVerify(
+    { status: record.status, cause: record.cause, audit: [] },
+    { decision, hasTaskToken: execution?.status === 'RUNNING', replayFrozen: false },
+  );
+  if (plan.kind === 'refuse' || execution === undefined) return false;
+  if (plan.replay) {
+    if (!(await resetLedger(deps.world, record))) return false;
+    deps.sendReplay(record);
+  }
+  if (decision === 'done')
+    await deps.world.ledger.completeByOperator(record.messageKey, deps.world.clock.date());
+  record.status = decision === 'not-done' ? 'replayed' : 'resolved';
+  execution.status = 'SUCCEEDED';
+  return true;
+}
+
+/** The replay's fresh budget; refused when the ledger no longer holds this quarantine. */
+async function resetLedger(world: World, record: StoredRecord): Promise<boolean> {
+  try {
+    await world.ledger.resetForReplay(record.messageKey, {
+      expectedState: 'quarantined',
+      quarantineId: record.id,
+      now: world.clock.date(),
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof LedgerStateMismatchError) return false;
+    throw error;
+  }
+}

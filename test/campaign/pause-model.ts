@@ -1,0 +1,194 @@
+/**
+ * The operations state machine's pause path (lib/operations/pause.ts), as a model over the
+ * world's control table and executions. Each RUNNING `pause-<epoch>` execution: records the
+ * breaker open and disables the mapping; a stop (input.stop) then waits for an operator's
+ * resume; otherwise it cools down, goes half-open and lets one probe footprint through
+ * (batch 1), then reads the probe counters: a failure reopens with the cool-down doubled
+ * (capped), a success or silence restores the mapping and closes the breaker. Every write is
+ * conditioned on the epoch: an execution that finds a newer epoch steps aside ("Superseded").
+ * Left out: the mapping's asynchronous disable (taken as immediate), notifications, `hold`.
+ */
+import type { Execution } from '../world/memory-operations';
+import type { World } from '../world/world';
+
+interface Running {
+  readonly execution: Execution;
+  readonly epoch: number;
+  readonly stop: boolean;
+  readonly maxCooldown: number;
+  readonly probeSeconds: number;
+  cooldown: number;
+  phase: 'cooling' | 'probing' | 'awaiting-operator';
+  /** Epoch ms when the current phase's wait ends. */
+  until: number;
+}
+
+export class PauseModel {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly world: World,
+    private readonly firstCooldownSeconds: number,
+  ) {}
+
+  /** Picks up new pause executions and runs every wait that is over by now. */
+  tick(): void {
+    for (const execution of this.world.operations.executions.values()) {
+      if (
+        execution.status === 'RUNNING' &&
+        execution.input.kind === 'pause' &&
+        !this.running.has(execution.name)
+      ) {
+        this.begin(execution);
+      }
+    }
+    for (const run of [...this.running.values()]) this.advance(run);
+  }
+
+  /** Whether the event source mapping polls at all; a disabled one receives nothing. */
+  mappingEnabled(): boolean {
+    return ![...this.running.values()].some((run) => run.phase !== 'probing');
+  }
+
+  /** Half-open: the mapping runs at the probe footprint. */
+  probing(): boolean {
+    return [...this.running.values()].some((run) => run.phase === 'probing');
+  }
+
+  /** When the next wait ends, if an execution is waiting on time (not on a person). */
+  nextTimer(): number | undefined {
+    const timers = [...this.running.values()].filter((run) => run.phase !== 'awaiting-operator');
+    return timers.length === 0 ? undefined : Math.min(...timers.map((run) => run.until));
+  }
+
+  waitsForOperator(): boolean {
+    return [...this.running.values()].some((run) => run.phase === 'awaiting-operator');
+  }
+
+  /**
+   * `pq breaker resume`: refused unless paused (core/operator.ts decideBreakerAction); it only
+   * acts through the execution that reads it, so without one it changes nothing.
+   */
+  resume(): boolean {
+    const breaker = this.world.control.breaker?.record;
+    if (breaker === undefined || breaker.state === 'closed') return false;
+    const run = [...this.running.values()].find((candidate) => candidate.epoch === breaker.epoch);
+    if (run === undefined) return false;
+    this.close(run);
+    return true;
+  }
+
+  private begin(execution: Execution): void {
+    const input = execution.input as {
+      epoch: number;
+      stop: boolean;
+      reason: string;
+      cooldownSeconds?: number;
+      maxCooldownSeconds?: number;
+      probeSeconds?: number;
+    };
+    const run: Running = {
+      execution,
+      epoch: input.epoch,
+      stop: input.stop,
+      cooldown: input.cooldownSeconds ?? this.firstCooldownSeconds,
+      maxCooldown: input.maxCooldownSeconds ?? 3600,
+      probeSeconds: input.probeSeconds ?? 30,
+      phase: 'cooling',
+      until: 0,
+    };
+    this.running.set(execution.name, run);
+    this.recordOpen(run, this.world.clock.now(), input.reason);
+  }
+
+  private advance(run: Running): void {
+    for (let guard = 0; guard < 64 && this.running.has(run.execution.name); guard++) {
+      if (this.superseded(run)) return;
+      if (run.phase === 'awaiting-operator' || this.world.clock.now() < run.until) return;
+      if (run.phase === 'cooling') this.halfOpen(run);
+      else this.judgeProbe(run);
+    }
+  }
+
+  /** RecordOpen: conditioned on `epoch <= input.epoch`; disables the mapping. */
+  private recordOpen(run: Running, at: number, reason?: string): void {
+    const control = this.world.control;
+    const current = control.breaker?.record;
+    if (current !== undefined && current.epoch > run.epoch) {
+      this.finish(run);
+      return;
+    }
+    control.breaker = {
+      record: {
+        state: 'open',
+        reason: reason ?? (current?.state === 'closed' ? 'outage' : (current?.reason ?? 'outage')),
+        epoch: run.epoch,
+        openedAt: at,
+        cooldownSeconds: run.cooldown,
+        stop: run.stop,
+      },
+      probeSuccesses: 0,
+      probeFailures: 0,
+    };
+    run.phase = run.stop ? 'awaiting-operator' : 'cooling';
+    run.until = at + run.cooldown * 1000;
+  }
+
+  /** RecordHalfOpen and EnableForProbe, at the end of the cool-down. */
+  private halfOpen(run: Running): void {
+    const breaker = this.world.control.breaker;
+    if (breaker === undefined || breaker.record.state === 'closed') {
+      this.finish(run);
+      return;
+    }
+    const { reason, openedAt, cooldownSeconds } = breaker.record;
+    this.world.control.breaker = {
+      record: { state: 'half-open', reason, epoch: run.epoch, openedAt, cooldownSeconds, stop: false },
+      probeSuccesses: 0,
+      probeFailures: 0,
+    };
+    run.phase = 'probing';
+    run.until += run.probeSeconds * 1000;
+  }
+
+  /** JudgeProbe: any failure reopens with the cool-down doubled (capped); else restore and close. */
+  private judgeProbe(run: Running): void {
+    const failures = this.world.control.breaker?.probeFailures ?? 0;
+    if (failures === 0) {
+      this.close(run);
+      return;
+    }
+    run.cooldown = Math.min(run.cooldown * 2, run.maxCooldown);
+    this.recordOpen(run, run.until);
+  }
+
+  /** RecordClosed (conditioned on the epoch); the next episode starts from the first cool-down. */
+  private close(run: Running): void {
+    const breaker = this.world.control.breaker;
+    if (breaker !== undefined && breaker.record.epoch === run.epoch) {
+      this.world.control.breaker = {
+        record: {
+          state: 'closed',
+          epoch: run.epoch,
+          cooldownSeconds: this.firstCooldownSeconds,
+          stop: false,
+        },
+        probeSuccesses: 0,
+        probeFailures: 0,
+      };
+    }
+    this.finish(run);
+  }
+
+  private superseded(run: Running): boolean {
+    const epoch = this.world.control.breaker?.record.epoch;
+    if (epoch === undefined || epoch <= run.epoch) return false;
+    this.finish(run);
+    return true;
+  }
+
+  private finish(run: Running): void {
+    run.execution.status = 'SUCCEEDED';
+    this.running.delete(run.execution.name);
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Plays one schedule over the in-memory world through the real consumer (World +
+ * consumerHandler): send the messages, apply the events in order (the pause model moves as
+ * time passes), then drain: every fault cleared, the outside system healthy, polls until the
+ * queue is empty or a bound is reached (a stopped consumer resumed by the operator, a stuck
+ * breaker given one new message to find it), every record waiting for a person answered, every
+ * pause run to its end. The result is what the invariants judge.
+ */
+import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
+import type { StoredRecord } from '../world/memory-quarantine';
+import { scriptedProcessor } from '../world/scripted-processor';
+import { World } from '../world/world';
+import { FaultBoard } from './fault-board';
+import { Mapping } from './mapping';
+import { type PlantedBug, TracedOutside, tapPorts, tapProcessor } from './observe';
+import { answer, answerOldest, replayOldestOpen } from './operator';
+import { PauseModel } from './pause-model';
+import { mulberry32 } from './prng';
+import { type CampaignEvent, consumerEnvironment, type MessageSpec, type Schedule } from './schedule';
+import { Trace } from './trace';
+
+/** Polls per drain round, and rounds (a `not-done` answer replays and needs another). */
+const DRAIN_POLLS = 300;
+const DRAIN_ROUNDS = 4;
+/** The mapping polls again about once a second while messages are visible: time passes. */
+const DRAIN_POLL_MS = 1000;
+
+export interface SentMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly key: string;
+}
+
+export interface Observation {
+  readonly schedule: Schedule;
+  readonly world: World;
+  readonly trace: Trace;
+  /** Every distinct message sent: the originals and the operator's replays. */
+  readonly sent: ReadonlyMap<string, SentMessage>;
+  readonly board: FaultBoard;
+}
+
+export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promise<Observation> {
+  const trace = new Trace();
+  const specs = new Map<string, MessageSpec>();
+  const outside = new TracedOutside(() => world, trace);
+  const world: World = new World({
+    env: consumerEnvironment(schedule.config),
+    processorFor: (env) =>
+      tapProcessor(
+        scriptedProcessor(env, world.clock, outside, (message) => {
+          const scripts = specs.get(message.messageId)?.scripts ?? [];
+          return scripts[Math.min(message.attempt, scripts.length) - 1] ?? [];
+        }),
+        { world, env, trace, board, outside, ...(plant === undefined ? {} : { plant }) },
+      ),
+    faultFor: (call, env) => board.faultFor(call, env.id),
+    random: mulberry32(schedule.seed ^ 0x5eed),
+  });
+  const board = new FaultBoard(world.clock, trace, world.ledger);
+  tapPorts(world, trace, plant);
+  const pause = new PauseModel(world, schedule.config.cooldownSeconds);
+  const mapping = new Mapping(world, trace, pause, schedule.config);
+  const sent = new Map<string, SentMessage>();
+  const send = (spec: MessageSpec, messageId: string, attributes: Record<string, string> = {}) => {
+    const messageAttributes = Object.fromEntries(
+      Object.entries(attributes).map(([name, value]) => [name, { dataType: 'String', stringValue: value }]),
+    );
+    world.queue.send({ messageId, body: spec.body, messageAttributes });
+    specs.set(messageId, spec);
+    const key = mapping.keyOf({ messageId, body: spec.body, messageAttributes });
+    sent.set(messageId, { messageId, body: spec.body, key });
+  };
+  let replays = 0;
+  const operator = {
+    world,
+    sendReplay: (record: StoredRecord) => {
+      const spec = specs.get(record.messageId);
+      if (spec === undefined)
+        throw new Error(`replay of ${record.id}: its message ${record.messageId} is unknown`);
+      replays += 1;
+      send(spec, `replay-${replays}`, {
+        [REPLAY_OF_ATTRIBUTE]: record.id,
+        [MESSAGE_KEY_ATTRIBUTE]: record.messageKey,
+      });
+    },
+  };
+  /** A tripped breaker with no running pause of its epoch: nothing in the machine will close it. */
+  const stuckBreaker = (): string | undefined => {
+    const breaker = world.control.breaker?.record;
+    if (breaker === undefined || breaker.state === 'closed') return undefined;
+    const driven = [...world.operations.executions.values()].some(
+      (execution) =>
+        execution.status === 'RUNNING' &&
+        execution.input.kind === 'pause' &&
+        execution.input.epoch === breaker.epoch,
+    );
+    return driven ? undefined : `breaker ${breaker.state} (epoch ${breaker.epoch}, ${breaker.reason})`;
+  };
+
+  for (const spec of schedule.messages) send(spec, spec.id);
+  for (const event of schedule.events) {
+    await apply(event);
+    pause.tick();
+  }
+  await drain();
+  trace.receives.sort((a, b) => a.seq - b.seq);
+  return { schedule, world, trace, sent, board };
+
+  async function apply(event: CampaignEvent): Promise<void> {
+    switch (event.do) {
+      case 'poll':
+        await mapping.poll([event.env]);
+        return;
+      case 'poll-pair':
+        await mapping.poll(event.envs);
+        return;
+      case 'advance':
+        await passTime(world.clock.now() + event.seconds * 1000);
+        return;
+      case 'expire': {
+        const next = world.queue.nextVisibleAt();
+        if (next !== undefined) await passTime(next);
+        return;
+      }
+      case 'duplicate': {
+        const spec = schedule.messages[event.message];
+        // SQS keeps one copy per messageId in the world's queue: a duplicate comes after the first.
+        if (spec !== undefined && !world.queue.messages.has(spec.id)) send(spec, spec.id);
+        return;
+      }
+      case 'fault': {
+        const spec = event.message === undefined ? undefined : schedule.messages[event.message];
+        const key = spec === undefined ? undefined : sent.get(spec.id)?.key;
+        board.arm(event.point, event.kind, event.times, key);
+        return;
+      }
+      case 'outside-outage':
+        board.outsideOutage(event.mode, event.seconds);
+        return;
+      case 'table-outage':
+        board.tableOutage(event.seconds);
+        return;
+      case 'redeploy':
+        mapping.redeploy(event.attemptLimit);
+        return;
+      case 'replay':
+        await replayOldestOpen(operator);
+        return;
+      case 'answer':
+        await answerOldest(operator, event.decision);
+        return;
+      case 'resume':
+        // Only a stop waits for a person; resuming an outage's pause would be the operator's call,
+        // and what it let through during the outage would not be the consumer's doing.
+        if (pause.waitsForOperator()) pause.resume();
+        return;
+    }
+  }
+
+  async function drain(): Promise<void> {
+    board.clear();
+    let answered = 0;
+    let canaries = 0;
+    for (let round = 0; round < DRAIN_ROUNDS; round++) {
+      await pollUntilEmpty();
+      // A stuck breaker may only be repaired by the next batch that finds it: a new message comes.
+      if (stuckBreaker() !== undefined && canaries++ === 0) {
+        send({ id: 'canary', body: 'canary', scripts: [] }, 'canary');
+        await pollUntilEmpty();
+      }
+      const before = replays;
+      for (const record of [...world.quarantine.records.values()]) {
+        if (record.status !== 'awaiting-operator') continue;
+        const decision = schedule.answers[answered++ % Math.max(1, schedule.answers.length)] ?? 'discard';
+        // A refused not-done (the ledger moved on) leaves the operator discard as the way out.
+        if ((await answer(operator, record, decision)) || (await answer(operator, record, 'discard')))
+          continue;
+        if (!trace.unanswerable.includes(record.id)) trace.unanswerable.push(record.id);
+      }
+      if (replays === before) break;
+    }
+    // Let every running pause finish: an empty queue gives its probe silence, and it closes.
+    for (let guard = 0; guard < 32 && pause.nextTimer() !== undefined; guard++) {
+      world.clock.advanceTo(pause.nextTimer() ?? 0);
+      pause.tick();
+    }
+    const stuck = stuckBreaker();
+    if (stuck !== undefined) {
+      trace.breakerWithoutWayBack.push(
+        `after the drain and a new message: ${stuck}, and no running pause drives it`,
+      );
+    }
+  }
+
+  async function pollUntilEmpty(): Promise<void> {
+    for (let poll = 0; poll < DRAIN_POLLS; poll++) {
+      pause.tick();
+      // The operator resumes a stop once they have looked (the drain plays them).
+      if (pause.waitsForOperator()) pause.resume();
+      if (world.queue.messages.size === 0) return;
+      const next = world.queue.nextVisibleAt();
+      if (next !== undefined && pause.mappingEnabled()) await passTime(next);
+      world.clock.advance(DRAIN_POLL_MS);
+      await mapping.poll([poll % 2]);
+    }
+  }
+
+  /**
+   * Time passes up to `target`, and the pause's timers fire on the way. A mapping enabled at the
+   * probe footprint polls as soon as a message is visible: a real one does not sit out its probe
+   * window while messages wait, so the window is never skipped in silence by a jump in time.
+   */
+  async function passTime(target: number): Promise<void> {
+    for (let guard = 0; guard < 64; guard++) {
+      pause.tick();
+      const timer = pause.nextTimer();
+      const visible = world.queue.nextVisibleAt();
+      if (pause.probing() && visible !== undefined && visible <= Math.min(target, timer ?? target)) {
+        world.clock.advanceTo(visible);
+        await mapping.poll([0]);
+        continue;
+      }
+      if (timer === undefined || timer > target) break;
+      world.clock.advanceTo(timer);
+    }
+    world.clock.advanceTo(target);
+    pause.tick();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * A schedule is data: the world's configuration, the messages with a script per attempt, and
+ * the events that happen to the world, in order. It is JSON as it stands, so a violation is
+ * printed as a replayable schedule and `--replay` runs it again exactly.
+ */
+import { ENV } from '../../contract/env';
+import { FAULT_KINDS, FAULT_POINTS, type FaultKind, type FaultPoint } from '../../local/faults/fault-points';
+import type { Step } from '../world/scripted-processor';
+
+/** The consumer's settings a schedule varies; everything else keeps its default. */
+export interface CampaignConfig {
+  /** Rule 2, 1-5. */
+  readonly attemptLimit: number;
+  /** In-process concurrency, 1-4. */
+  readonly concurrency: number;
+  /** The event source mapping's batch size, 1-10. */
+  readonly batchSize: number;
+  readonly isolationTrialMessages: number;
+  /** Rule 7: distinct keys failing within the window that trip the breaker. */
+  readonly outageThreshold: number;
+  readonly transientRetries: number;
+  /** The pause's first cool-down before a half-open probe. */
+  readonly cooldownSeconds: number;
+  /** A business key in the body (`{"order":{"id":...}}`); absent: the messageId. */
+  readonly messageKeyPath?: string;
+}
+
+export interface MessageSpec {
+  readonly id: string;
+  readonly body: string;
+  /** The steps of attempt n are `scripts[n - 1]`; the last script repeats. No script completes at once. */
+  readonly scripts: readonly (readonly Step[])[];
+}
+
+export type Decision = 'done' | 'not-done' | 'discard';
+
+export type CampaignEvent =
+  /** The event source mapping invokes environment slot `env` (a dead or retired one is replaced). */
+  | { readonly do: 'poll'; readonly env: number }
+  /** Two invocations at once in two environments: their awaits interleave. */
+  | { readonly do: 'poll-pair'; readonly envs: readonly [number, number] }
+  /** Virtual time passes. */
+  | { readonly do: 'advance'; readonly seconds: number }
+  /** Time jumps to the next message's visibility (a visibility timeout expires). */
+  | { readonly do: 'expire' }
+  /** SQS delivers message `message` again (at-least-once): a duplicate with the same messageId. */
+  | { readonly do: 'duplicate'; readonly message: number }
+  /** The next `times` calls at `point` (about message `message`'s key, if given) fail so. */
+  | {
+      readonly do: 'fault';
+      readonly point: FaultPoint;
+      readonly kind: FaultKind;
+      readonly times: number;
+      readonly message?: number;
+    }
+  /** Every external call is refused (never sent) or hangs (sent, no answer) for a while. */
+  | { readonly do: 'outside-outage'; readonly mode: 'refused' | 'hanging'; readonly seconds: number }
+  /** Every call to the attempts table is throttled for a while. */
+  | { readonly do: 'table-outage'; readonly seconds: number }
+  /** A new deployment with another attempt limit: every environment from now on is a new one. */
+  | { readonly do: 'redeploy'; readonly attemptLimit: number }
+  /** An operator records a cause and replays the oldest open quarantine record. */
+  | { readonly do: 'replay' }
+  /** An operator answers the oldest record waiting for a person (outcome unknown). */
+  | { readonly do: 'answer'; readonly decision: Decision }
+  /** An operator resumes a stopped consumer (a stop's only way out); other pauses resume by themselves. */
+  | { readonly do: 'resume' };
+
+export interface Schedule {
+  /** Seeds the world's own randomness (backoff jitter). */
+  readonly seed: number;
+  readonly config: CampaignConfig;
+  readonly messages: readonly MessageSpec[];
+  readonly events: readonly CampaignEvent[];
+  /** The drain's answers to records waiting for a person, in turn. @default - discard */
+  readonly answers: readonly Decision[];
+}
+
+/** The consumer's environment for a schedule (contract/env.ts names). */
+export function consumerEnvironment(config: CampaignConfig): Record<string, string> {
+  return {
+    [ENV.attemptLimit]: String(config.attemptLimit),
+    [ENV.inProcessConcurrency]: String(config.concurrency),
+    [ENV.isolationTrialMessages]: String(config.isolationTrialMessages),
+    [ENV.outageFailureThreshold]: String(config.outageThreshold),
+    [ENV.transientRetries]: String(config.transientRetries),
+    [ENV.breakerCooldownSeconds]: String(config.cooldownSeconds),
+    ...(config.messageKeyPath === undefined ? {} : { [ENV.messageKeyPath]: config.messageKeyPath }),
+  };
+}
+
+/** Reads a schedule given as JSON (`--replay`), or a case file `{ seed?, invariant?, schedule }`. */
+export function parseSchedule(text: string): Schedule {
+  const parsed: unknown = JSON.parse(text);
+  const candidate = isObject(parsed) && isObject(parsed.schedule) ? parsed.schedule : parsed;
+  if (!isObject(candidate) || !isObject(candidate.config) || !Array.isArray(candidate.messages)) {
+    throw new Error('not a schedule: expected { seed, config, messages, events, answers }');
+  }
+  if (!Array.isArray(candidate.events)) throw new Error('not a schedule: "events" is not a list');
+  for (const event of candidate.events as { do?: unknown; point?: unknown; kind?: unknown }[]) {
+    if (event.do === 'fault' && !(FAULT_POINTS as readonly unknown[]).includes(event.point)) {
+      throw new Error(`unknown fault point ${JSON.stringify(event.point)} (see --list-fault-points)`);
+    }
+    if (event.do === 'fault' && !(FAULT_KINDS as readonly unknown[]).includes(event.kind)) {
+      throw new Error(`unknown fault kind ${JSON.stringify(event.kind)}`);
+    }
+  }
+  return { answers: [], seed: 0, ...candidate } as unknown as Schedule;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
