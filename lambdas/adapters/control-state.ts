@@ -50,8 +50,6 @@ const IS_CLOSED = '#state = :closed';
 const IS_NOT_STOPPED = '#stop = :false';
 const IS_HALF_OPEN = '#state = :halfOpen';
 // Isolation timeline: startIsolation -> active, remaining n --passed--> n - 1 ... 1 --passed--> idle.
-// One crash (re)starts it once: every message it held comes back naming the same cause.
-const IS_NEW_CAUSE = 'attribute_not_exists(#pk) OR attribute_not_exists(#cause) OR #cause <> :cause';
 const HAS_MORE_TO_PASS = '#active = :true AND #remaining > :one';
 const PASSES_LAST = '#active = :true AND #remaining <= :one';
 
@@ -235,34 +233,36 @@ export class ControlState {
     readonly now: Date;
     readonly messages: number;
     readonly cause: string;
+    readonly expiresAt: number;
     readonly reason?: string;
   }): Promise<IsolationTrial> {
-    const reason = start.reason ?? 'unattributable-crash';
+    // The crash's own item records that it (re)started the trial: one winner per crash, however
+    // many of its messages come back and whatever other crashes happened in between.
+    const claimed = await this.update(
+      'startIsolation',
+      { pk: S('crash'), sk: S(start.cause) },
+      {
+        update: 'SET #trialStarted = :true, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+        condition: 'attribute_not_exists(#trialStarted)',
+        values: { ':true': BOOL(true), ':expiresAt': N(start.expiresAt) },
+      },
+    );
+    if (!claimed.ok) return (await this.snapshot()).isolation ?? NO_TRIAL;
     const trial: ActiveTrial = {
       active: true,
       remaining: start.messages,
       startedAt: start.now.getTime(),
-      reason,
+      reason: start.reason ?? 'unattributable-crash',
     };
-    const item = {
+    await this.put('startIsolation', {
       ...ISOLATION_KEY,
       active: BOOL(true),
       remaining: N(trial.remaining),
       startedAt: N(trial.startedAt),
-      reason: S(reason),
+      reason: S(trial.reason),
       cause: S(start.cause),
-    };
-    const outcome = await this.guard('startIsolation', () =>
-      putIf(this.client, {
-        tableName: this.tableName,
-        item,
-        condition: IS_NEW_CAUSE,
-        values: { ':cause': S(start.cause) },
-      }),
-    );
-    // Not restarted: the trial as it stands (possibly over), which this crash already started.
-    if (outcome.ok) return trial;
-    return outcome.old === undefined ? NO_TRIAL : toIsolation(outcome.old);
+    });
+    return trial;
   }
 
   /** One message passed the trial without a crash: count down; the last one ends the trial. */

@@ -117,6 +117,7 @@ async function carryOut(
           now,
           messages: deps.config.policy.isolationTrialMessages,
           cause: previous.envId ?? previous.attemptId,
+          expiresAt: attempt.expiresAt,
         });
         session.isolationStarted();
       }

@@ -79,6 +79,8 @@ export interface ControlPort {
     readonly now: Date;
     readonly messages: number;
     readonly cause: string;
+    /** TTL of the crash's record that it started the trial (epoch seconds). */
+    readonly expiresAt: number;
     readonly reason?: string;
   }): Promise<IsolationTrial>;
   isolationMessagePassed(): Promise<IsolationTrial>;

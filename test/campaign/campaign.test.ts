@@ -22,14 +22,12 @@ const SCHEDULES = 10_000;
 const OPEN_INVARIANTS = new Set<InvariantName>([
   'no-backstop-from-own-failures',
   'quarantine-can-reach-an-end',
-  'one-trial-start-per-crash',
 ]);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
 const OPEN_CASES = new Set<string>([
   'probe-loop-burns-a-transiently-failing-message',
   'probe-loop-burns-an-outcome-unknown-message',
-  'trial-restarts-for-an-earlier-crash',
 ]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {

@@ -63,7 +63,7 @@ describe('snapshot', () => {
 
   it('reads breaker, trial and freeze together', async () => {
     await control.tripBreaker({ reason: 'outage', now: NOW, stop: false });
-    await control.startIsolation({ now: NOW, messages: 20, cause: 'env-dead' });
+    await control.startIsolation({ now: NOW, messages: 20, cause: 'env-dead', expiresAt: 1_900_000_000 });
     await control.setReplayFreeze({ frozen: true, who: 'alice', why: 'incident 42', now: NOW });
 
     expect(await control.snapshot()).toStrictEqual({
@@ -201,7 +201,7 @@ describe('breaker', () => {
 
 describe('isolation trial', () => {
   it('counts passed messages down and ends the trial with the last one', async () => {
-    await control.startIsolation({ now: NOW, messages: 3, cause: 'env-counted' });
+    await control.startIsolation({ now: NOW, messages: 3, cause: 'env-counted', expiresAt: 1_900_000_000 });
 
     const remaining = [];
     for (let n = 0; n < 4; n++) remaining.push(await control.isolationMessagePassed());
@@ -216,7 +216,13 @@ describe('isolation trial', () => {
   });
 
   it('never counts below zero under concurrent environments', async () => {
-    await control.startIsolation({ now: NOW, messages: 3, reason: 'test', cause: 'env-other' });
+    await control.startIsolation({
+      now: NOW,
+      messages: 3,
+      reason: 'test',
+      cause: 'env-other',
+      expiresAt: 1_900_000_000,
+    });
 
     const results = await Promise.all(Array.from({ length: 8 }, () => control.isolationMessagePassed()));
 

@@ -22,6 +22,9 @@ import { defaultPolicy, type ErrorEvidence, type ExternalRecord } from '../../la
 import { motoWorld } from './support/ports-moto';
 import { type Departure, memoryWorld, type PortsUnderTest } from './support/ports-worlds';
 
+/** TTL of the crash items the trial marks (epoch seconds). */
+const EXPIRES_AT = 1_900_000_000;
+
 const T0 = new Date('2030-01-02T03:04:05.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const iso = (seconds: number) => at(seconds).toISOString();
@@ -680,7 +683,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
     it('given a tripped breaker, a trial and a freeze, when read, then all three in one snapshot', async () => {
       // Prepare
       await ports.control.tripBreaker({ reason: 'outage', now: T0, stop: false });
-      await ports.control.startIsolation({ now: T0, messages: 20, cause: 'env-dead' });
+      await ports.control.startIsolation({ now: T0, messages: 20, cause: 'env-dead', expiresAt: EXPIRES_AT });
       await ports.arrange.freezeReplay();
 
       // Act
@@ -855,21 +858,34 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
   });
 
   describe('ControlPort: isolation trial', () => {
-    it('given a trial started by one crash, when the same cause starts it again, then it stays; another cause restarts it', async () => {
+    it('given a trial started by one crash, when the same cause starts it again, then it stays; another cause restarts it, and the first never again', async () => {
       // Prepare
-      await ports.control.startIsolation({ now: T0, messages: 3, cause: 'env-1' });
+      await ports.control.startIsolation({ now: T0, messages: 3, cause: 'env-1', expiresAt: EXPIRES_AT });
       await ports.control.isolationMessagePassed();
 
       // Act
-      const same = await ports.control.startIsolation({ now: at(60), messages: 3, cause: 'env-1' });
+      const same = await ports.control.startIsolation({
+        now: at(60),
+        messages: 3,
+        cause: 'env-1',
+        expiresAt: EXPIRES_AT,
+      });
       const other = await ports.control.startIsolation({
         now: at(120),
         messages: 3,
         cause: 'env-2',
+        expiresAt: EXPIRES_AT,
         reason: 'why',
       });
+      const earlierAgain = await ports.control.startIsolation({
+        now: at(180),
+        messages: 3,
+        cause: 'env-1',
+        expiresAt: EXPIRES_AT,
+      });
 
-      // Assess
+      // Assess: the earlier crash, served before the later one restarted it, restarts nothing.
+      expect(earlierAgain).toStrictEqual(other);
       expect(same).toStrictEqual({
         active: true,
         remaining: 2,
@@ -887,13 +903,18 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
 
     it('given a trial of 3, when messages pass, then it counts down and the last one ends it; the same crash cannot start it again', async () => {
       // Prepare
-      await ports.control.startIsolation({ now: T0, messages: 3, cause: 'env-1' });
+      await ports.control.startIsolation({ now: T0, messages: 3, cause: 'env-1', expiresAt: EXPIRES_AT });
 
       // Act
       const passed = [];
       for (let n = 0; n < 4; n++) passed.push(await ports.control.isolationMessagePassed());
       const afterLast = (await ports.control.snapshot()).isolation;
-      const again = await ports.control.startIsolation({ now: at(60), messages: 3, cause: 'env-1' });
+      const again = await ports.control.startIsolation({
+        now: at(60),
+        messages: 3,
+        cause: 'env-1',
+        expiresAt: EXPIRES_AT,
+      });
 
       // Assess
       const trial = { active: true, startedAt: T0.getTime(), reason: 'unattributable-crash' };

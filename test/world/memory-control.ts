@@ -23,7 +23,8 @@ export class MemoryControl implements ControlPort {
   readonly failures = new Map<string, FailureEvent & { readonly kind: string }>();
   readonly crashes = new Map<string, number>();
   readonly lostCompletions = new Map<string, string>();
-  private isolationCause: string | undefined;
+  /** Crashes that (re)started the trial already: the `trialStarted` mark on their crash items. */
+  private readonly trialCauses = new Set<string>();
 
   constructor(private readonly firstCooldownSeconds: number) {}
 
@@ -110,11 +111,12 @@ export class MemoryControl implements ControlPort {
     readonly now: Date;
     readonly messages: number;
     readonly cause: string;
+    readonly expiresAt: number;
     readonly reason?: string;
   }): Promise<IsolationTrial> {
-    // As ControlState: once per cause, even after that trial ended; the trial as it stands.
-    if (this.isolationCause === start.cause) return structuredClone(this.isolation ?? NO_TRIAL);
-    this.isolationCause = start.cause;
+    // As ControlState: once per crash, whatever happened since; else the trial as it stands.
+    if (this.trialCauses.has(start.cause)) return structuredClone(this.isolation ?? NO_TRIAL);
+    this.trialCauses.add(start.cause);
     const trial: ActiveTrial = {
       active: true,
       remaining: start.messages,
