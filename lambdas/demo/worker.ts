@@ -3,18 +3,21 @@
  * worker does with it, so a rehearsal stages every branch of the behaviour contract with plain
  * messages. Body: JSON such as {"id": "M3", "behaviour": "crash-in-parser", "times": 2}.
  *
- * | behaviour                   | what the worker does                                                  | contract        |
- * |-----------------------------|-----------------------------------------------------------------------|-----------------|
- * | succeed (default)           | plain work; no stage, no external call: only the wrapper's writes     | completes       |
- * | succeed-with-external       | calls the outside system through ctx.external, then returns           | completes       |
- * | crash-in-parser             | SIGKILLs its own process before any external call                     | rules 5, 6      |
- * |   (alias crash-before-external)                                                                     |                 |
- * | crash-after-external        | ctx.stage('parsed'); inside ctx.external sends the request, waits for | rule 8          |
- * |                             | the answer, then SIGKILLs its own process before returning            |                 |
- * | throw-transient             | throws TransientError                                                 | rules 7, 9      |
- * | throw-permanent             | throws PermanentError                                                 | rule 9          |
- * | throw-unknown               | throws a plain Error                                                  | rule 9          |
- * | hang                        | waits past the invocation's deadline, so the platform kills it        | a crash         |
+ * | behaviour                       | what the worker does                                                  | contract   |
+ * |---------------------------------|-----------------------------------------------------------------------|------------|
+ * | succeed (default)               | plain work; no stage, no external call: only the wrapper's writes     | completes  |
+ * | succeed-with-external           | calls the outside system through ctx.external, then returns           | completes  |
+ * | slow                            | works SLOW_WORK_MS (2 s, half of a 4 s invocation), then returns      | time guard |
+ * | crash-in-parser                 | SIGKILLs its own process before any external call                     | rules 5, 6 |
+ * |   (alias crash-before-external) |                                                                       |            |
+ * | crash-after-external            | ctx.stage('parsed'); inside ctx.external sends the request, waits for | rule 8     |
+ * |                                 | the answer, then SIGKILLs its own process before returning            |            |
+ * | external-then-keyed-then-crash  | calls the outside system with no idempotency key, then again with one | rule 8     |
+ * |                                 | (call "notify"); once both results are recorded, SIGKILLs itself      |            |
+ * | throw-transient                 | throws TransientError                                                 | rules 7, 9 |
+ * | throw-permanent                 | throws PermanentError                                                 | rule 9     |
+ * | throw-unknown                   | throws a plain Error                                                  | rule 9     |
+ * | hang                            | waits past the invocation's deadline, so the platform kills it        | a crash    |
  *
  * - "times": N limits a misbehaviour (crash, throw, hang) to attempts 1..N (message.attempt);
  *   later attempts plainly succeed. Without it the message misbehaves on every attempt.
@@ -22,7 +25,8 @@
  *   choke the demo. An unknown behaviour name or a bad "times" throws PermanentError: a typo in a
  *   scenario should be loud.
  * - The outside system is called at DEMO_OUTSIDE_SYSTEM_URL with the body's "id" (else the
- *   message key), so it can count requests per message.
+ *   message key), so it can count requests per message (both calls of
+ *   external-then-keyed-then-crash count under that id, the keyless one first).
  * - Crashes are real `SIGKILL`s of this process, not thrown errors: no code runs after them.
  */
 import { env, kill, pid } from 'node:process';
@@ -36,6 +40,8 @@ export const DEMO_OUTSIDE_SYSTEM_URL_ENV = 'DEMO_OUTSIDE_SYSTEM_URL';
 
 /** How long `hang` outlives its deadline before concluding nobody enforces the timeout. */
 export const HANG_OVERRUN_MS = 1_000;
+/** How long `slow` works: two of them in one 4 s invocation would outlast it. */
+export const SLOW_WORK_MS = 2_000;
 /** Left of the invocation's time when an external call gives up waiting, so its end can be recorded. */
 const EXTERNAL_CALL_MARGIN_MS = 1_000;
 
@@ -47,9 +53,10 @@ const MISBEHAVIOURS = [
   'throw-permanent',
   'throw-unknown',
   'hang',
+  'external-then-keyed-then-crash',
 ] as const;
 /** Every behaviour a message may ask for (rehearsal scenarios are checked against this list). */
-export const BEHAVIOURS = ['succeed', 'succeed-with-external', ...MISBEHAVIOURS] as const;
+export const BEHAVIOURS = ['succeed', 'succeed-with-external', 'slow', ...MISBEHAVIOURS] as const;
 export type Behaviour = (typeof BEHAVIOURS)[number];
 
 interface Order {
@@ -58,23 +65,42 @@ interface Order {
   readonly times?: number;
 }
 
+/** One declared call to the outside system. */
+interface ExternalCall {
+  /** @default 'outside-system' */
+  readonly name?: string;
+  /** @default - none: a keyless call, never repeated automatically (rule 8) */
+  readonly idempotencyKey?: string;
+  /** Runs once the answer is in, before its result is recorded (a crash at that point). */
+  readonly after?: () => never;
+}
+
 export interface DemoSettings {
   /** @default - none: a message that needs the outside system fails with a plain Error */
   readonly outsideSystemUrl?: string;
 }
 
 export function createDemoProcessor(settings: DemoSettings): Processor {
-  const external = (order: Order, message: QueueMessage, ctx: WorkContext, after?: () => never) =>
-    ctx.external('outside-system', async () => {
-      if (!settings.outsideSystemUrl) throw new Error(`${DEMO_OUTSIDE_SYSTEM_URL_ENV} is not set`);
-      const timeoutMs = Math.max(100, ctx.remainingTimeMs() - EXTERNAL_CALL_MARGIN_MS);
-      await callOutsideSystem(
-        settings.outsideSystemUrl,
-        { messageId: order.id, attempt: message.attempt },
-        timeoutMs,
-      );
-      after?.();
-    });
+  const external = (
+    order: Order,
+    message: QueueMessage,
+    ctx: WorkContext,
+    { name = 'outside-system', idempotencyKey, after }: ExternalCall = {},
+  ) =>
+    ctx.external(
+      name,
+      async () => {
+        if (!settings.outsideSystemUrl) throw new Error(`${DEMO_OUTSIDE_SYSTEM_URL_ENV} is not set`);
+        const timeoutMs = Math.max(100, ctx.remainingTimeMs() - EXTERNAL_CALL_MARGIN_MS);
+        await callOutsideSystem(
+          settings.outsideSystemUrl,
+          { messageId: order.id, attempt: message.attempt },
+          timeoutMs,
+        );
+        after?.();
+      },
+      { idempotencyKey },
+    );
 
   return async (message, ctx) => {
     const order = readOrder(message);
@@ -83,12 +109,21 @@ export function createDemoProcessor(settings: DemoSettings): Processor {
         return;
       case 'succeed-with-external':
         return external(order, message, ctx);
+      case 'slow':
+        await sleep(SLOW_WORK_MS);
+        return;
       case 'crash-in-parser':
       case 'crash-before-external':
         return killThisProcess();
       case 'crash-after-external':
         await ctx.stage('parsed');
-        return external(order, message, ctx, killThisProcess);
+        return external(order, message, ctx, { after: killThisProcess });
+      case 'external-then-keyed-then-crash':
+        // The crash comes after the keyed call's result is recorded: that write must not make
+        // the keyless call look repeatable.
+        await external(order, message, ctx);
+        await external(order, message, ctx, { name: 'notify', idempotencyKey: `${order.id}/notify` });
+        return killThisProcess();
       case 'throw-transient':
         throw new TransientError(`demo: transient failure of ${order.id}`);
       case 'throw-permanent':

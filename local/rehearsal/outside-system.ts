@@ -8,8 +8,9 @@
  * acted even if its answer never makes it back, which is exactly the uncertainty rule 8 is about.
  *
  * How it answers can change while it runs: `setStatus(503)` plays a shared dependency going down
- * (rule 7) and `setStatus(200)` its recovery; `answerFor(id, ...)` changes the answer for one
- * message only (a slow answer for one message makes just that call's outcome unknown).
+ * (rule 7) and `setStatus(200)` its recovery; `setHang(true)` one that takes requests and never
+ * answers (each caller times out after sending: outcome unknown); `answerFor(id, ...)` changes the
+ * answer for one message only (a slow answer for one message makes just that call's outcome unknown).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,13 +28,22 @@ export interface OutsideSystemOptions {
    * @default 200
    */
   readonly status?: number;
+  /**
+   * Never answer: the request is counted and its connection left open until the caller gives up
+   * or the server stops (a dependency hanging after it took the request).
+   * @default false
+   */
+  readonly hang?: boolean;
 }
 
-/** One request as it arrived: which message, when (epoch milliseconds), and the status it got. */
+/**
+ * One request as it arrived: which message, when (epoch milliseconds), and the status it got
+ * (undefined: it got no answer, the outside system hung).
+ */
 export interface OutsideRequest {
   readonly messageId: string;
   readonly at: number;
-  readonly status: number;
+  readonly status?: number;
 }
 
 export interface OutsideSystem {
@@ -47,6 +57,8 @@ export interface OutsideSystem {
   setStatus(status: number): void;
   /** From now on every answer waits this long (0: at once). */
   setDelay(delayMs: number): void;
+  /** From now on no request is answered (true), or they are again (false). */
+  setHang(hang: boolean): void;
   /** From now on the answers for one message id follow these options; undefined goes back to the common ones. */
   answerFor(messageId: string, options: OutsideSystemOptions | undefined): void;
   stop(): Promise<void>;
@@ -80,6 +92,9 @@ export async function startOutsideSystem(options: OutsideSystemOptions = {}): Pr
     setDelay: (delayMs) => {
       state.common = { ...state.common, delayMs };
     },
+    setHang: (hang) => {
+      state.common = { ...state.common, hang };
+    },
     answerFor: (messageId, answerOptions) => {
       if (answerOptions === undefined) state.perMessage.delete(messageId);
       else state.perMessage.set(messageId, answerOptions);
@@ -103,6 +118,10 @@ async function answer(request: IncomingMessage, response: ServerResponse, state:
   state.counts.set(messageId, count);
   // The answer is decided when the request arrives: a switch flipped during a delay does not change it.
   const options = state.perMessage.get(messageId) ?? state.common;
+  if (options.hang) {
+    state.log.push({ messageId, at: Date.now() });
+    return;
+  }
   const status = options.status ?? 200;
   state.log.push({ messageId, at: Date.now(), status });
   if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));

@@ -11,7 +11,7 @@ import {
   PoisonQuarantineError,
   TransientError,
 } from '../../lambdas/core/errors';
-import { createDemoProcessor, HANG_OVERRUN_MS } from '../../lambdas/demo/worker';
+import { createDemoProcessor, HANG_OVERRUN_MS, SLOW_WORK_MS } from '../../lambdas/demo/worker';
 import {
   type OutsideSystem,
   type OutsideSystemOptions,
@@ -121,6 +121,43 @@ describe('demo worker', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(50 + HANG_OVERRUN_MS - 10);
   });
 
+  it('given slow, when it works, then it takes SLOW_WORK_MS and touches nothing', async () => {
+    const { ctx, calls } = recordingContext();
+    const started = Date.now();
+    await createDemoProcessor({})(message(order({ behaviour: 'slow' })), ctx);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SLOW_WORK_MS - 10);
+    expect(calls).toStrictEqual([]);
+  });
+
+  it('given external-then-keyed-then-crash, when it works, then it calls without a key and then with one', async () => {
+    // Prepare: the context stops the worker at the end of its second call, where the real one goes
+    // on to SIGKILL this process (test/rehearsal/defects-settle.test.ts runs that part).
+    const server = await startOutside();
+    const declared: string[] = [];
+    const stop = new Error('stopped where the worker would crash');
+    const ctx: WorkContext = {
+      stage: async () => undefined,
+      external: async (name, call, options) => {
+        declared.push(`${name} key=${options?.idempotencyKey ?? 'none'}`);
+        const result = await call();
+        if (declared.length === 2) throw stop;
+        return result;
+      },
+      remainingTimeMs: () => 5_000,
+    };
+
+    // Act
+    const work = createDemoProcessor({ outsideSystemUrl: server.url })(
+      message(order({ behaviour: 'external-then-keyed-then-crash' })),
+      ctx,
+    );
+
+    // Assess: both calls reached the outside system under the message's id, the keyless one first.
+    await expect(work).rejects.toBe(stop);
+    expect(declared).toStrictEqual(['outside-system key=none', 'notify key=M1/notify']);
+    expect(server.counts()).toStrictEqual({ M1: 2 });
+  });
+
   it.each([
     ['an unknown behaviour', order({ behaviour: 'explode' }), /unknown behaviour "explode" in M1/],
     [
@@ -165,6 +202,16 @@ describe('demo worker against an unhealthy outside system', () => {
     // 1,300 ms left minus the 1,000 ms kept for recording the end: the call waits 300 ms.
     await expect(callOnce(server.url, 1_300)).rejects.toBeInstanceOf(OutcomeUnknownError);
     expect(server.counts()).toStrictEqual({ M1: 1 });
+  });
+
+  it('given an outside system that takes the request and never answers, then the outcome is unknown', async () => {
+    const server = await startOutside();
+    server.setHang(true);
+    await expect(callOnce(server.url, 1_300)).rejects.toBeInstanceOf(OutcomeUnknownError);
+    // Counted on arrival, and logged without a status: no answer ever left.
+    expect(server.requests().map(({ messageId, status }) => ({ messageId, status }))).toStrictEqual([
+      { messageId: 'M1', status: undefined },
+    ]);
   });
 
   it('an outside system that is not listening is transient: nothing was sent', async () => {
