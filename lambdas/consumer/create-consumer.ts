@@ -49,7 +49,7 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
   const functionName = options.env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
   const adapters: ConsumerPorts = {
     ledger: new AttemptLedger(clients.dynamodb, config.attemptsTable),
-    control: new ControlState(clients.dynamodb, config.controlTable),
+    control: new ControlState(clients.dynamodb, config.controlTable, config.policy),
     quarantine: new QuarantineWriter(
       clients.s3,
       clients.dynamodb,
