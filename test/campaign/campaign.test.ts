@@ -28,6 +28,11 @@ const OPEN_INVARIANTS = new Set<InvariantName>([
 const OPEN_CASES = new Set<string>([
   'probe-loop-burns-a-transiently-failing-message',
   'probe-loop-burns-an-outcome-unknown-message',
+  // Found by the 1,000,000-schedule soak; each note says what happens.
+  'probe-loop-burns-a-message-failing-transiently-forever',
+  'outcome-unknown-record-without-an-execution',
+  'lost-completion-redo-charged-after-a-crash',
+  'trial-started-twice-around-a-failing-failure-window',
 ]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
