@@ -64,8 +64,9 @@ describe('outcome unknown: the operator checks the outside system and answers', 
           const raw = await Promise.all(
             found.map((record) => e2e.rawRecord((record as QuarantineRecord).id)),
           );
+          // Read again once every token is stored: the first read may predate the wait's write.
           return raw.every((item) => str(item, 'taskToken') !== undefined)
-            ? (found as QuarantineRecord[])
+            ? ((await Promise.all(KEYS.map(recordOf))) as QuarantineRecord[])
             : undefined;
         },
         VISIBILITY_MS + 20_000,
