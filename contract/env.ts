@@ -55,6 +55,8 @@ export const ENV = {
   breakerProbeSeconds: 'PQ_BREAKER_PROBE_SECONDS',
   /** How often the pause path polls the mapping's state, in seconds. */
   breakerPollSeconds: 'PQ_BREAKER_POLL_SECONDS',
+  /** Receives after which SQS moves a message to the backstop: the consumer quarantines before. */
+  backstopMaxReceiveCount: 'PQ_BACKSTOP_MAX_RECEIVE_COUNT',
   /** Optional endpoint override for every AWS client (the embedded local AWS, LocalStack). */
   endpoint: 'AWS_ENDPOINT_URL',
 } as const;

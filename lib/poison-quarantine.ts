@@ -288,6 +288,7 @@ export class PoisonQuarantine extends Construct {
       ...optional(ENV.quarantineShareWindow, props.quarantineShareWindow),
       ...optional(ENV.quarantineCapacity, props.quarantineCapacity),
       ...optional(ENV.messageKeyPath, props.messageKeyPath),
+      ...optional(ENV.backstopMaxReceiveCount, backstopMaxReceiveCount(props)),
       // The consumer passes these in every pause execution's input.
       [ENV.breakerCooldownSeconds]: String(timings.cooldownSeconds),
       [ENV.breakerMaxCooldownSeconds]: String(timings.maxCooldownSeconds),
@@ -366,4 +367,13 @@ function breakerTimings(props: PoisonQuarantineProps) {
     probeSeconds: props.breakerProbeWindow?.toSeconds() ?? DEFAULTS.breakerProbeSeconds,
     pollSeconds: DEFAULTS.breakerPollSeconds,
   };
+}
+
+/**
+ * The redrive limit the consumer must quarantine before: ours, or the one of a given queue when
+ * CDK knows it (an imported queue's is unknown; the consumer then assumes the default).
+ */
+function backstopMaxReceiveCount(props: PoisonQuarantineProps): number | undefined {
+  if (props.queue === undefined) return props.backstopMaxReceiveCount;
+  return props.queue instanceof sqs.Queue ? props.queue.deadLetterQueue?.maxReceiveCount : undefined;
 }

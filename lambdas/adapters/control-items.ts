@@ -26,7 +26,10 @@ export function toBreaker(item: Item, defaultCooldownSeconds: number): BreakerRe
   if (state === 'closed') return { state, epoch, cooldownSeconds, stop: false };
   const reason = read.optionalString('reason') ?? '';
   const openedAt = epochMillis(item.openedAt) ?? 0;
-  if (state === 'half-open') return { state, reason, epoch, openedAt, cooldownSeconds, stop: false };
+  if (state === 'half-open') {
+    const probeFailed = (read.optionalNumber('probeFailures') ?? 0) > 0;
+    return { state, reason, epoch, openedAt, cooldownSeconds, stop: false, probeFailed };
+  }
   if (state === 'open')
     return { state, reason, epoch, openedAt, cooldownSeconds, stop: item.stop?.BOOL ?? false };
   throw new MalformedItemError(`breaker: unknown state ${JSON.stringify(state)}`);

@@ -4,8 +4,14 @@
  * quarantined goes back to the queue; nothing is dropped.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type OpenBreaker, returnAfterPauseSeconds } from '../core/breaker';
+import {
+  type HalfOpenBreaker,
+  holdingBreaker,
+  type OpenBreaker,
+  returnAfterPauseSeconds,
+} from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
+import { receiveCountOf } from '../core/receive-limit';
 import { suspectOrder } from '../core/suspects';
 import { leavesTimeFor } from '../core/time-guard';
 import { keyOfRecord } from './begin-attempt';
@@ -39,13 +45,16 @@ export async function handleBatch(
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> {
   let snapshot = await state.cache.get();
-  // The breaker may have gone half-open since the cached read: a probe must not be refused.
-  if (snapshot.breaker?.state === 'open') snapshot = await state.cache.refresh();
-  if (snapshot.breaker?.state === 'open') {
+  // The breaker may have gone half-open since the cached read (a probe must not be refused), or
+  // another environment's probe may have failed this window: breakers in motion are read fresh.
+  if (snapshot.breaker !== undefined && snapshot.breaker.state !== 'closed')
+    snapshot = await state.cache.refresh();
+  const holding = holdingBreaker(snapshot.breaker);
+  if (holding !== undefined) {
     // Paused (the mapping is being disabled): touch nothing, charge nothing; and make sure the
     // pause is really being driven, or the queue would stop here for good.
-    await checkPauseAlive(deps, state, snapshot.breaker);
-    const wait = returnAfterPauseSeconds(snapshot.breaker, deps.now().getTime());
+    await checkPauseAlive(deps, state, holding);
+    const wait = returnAfterPauseSeconds(holding, deps.now().getTime(), deps.config.breakerTimings);
     if (wait !== undefined) await Promise.all(event.Records.map((record) => returnAfter(deps, record, wait)));
     return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
   }
@@ -162,7 +171,11 @@ async function processSafely(
 }
 
 /** At most once per control-cache period per environment: a batch while paused is rare anyway. */
-async function checkPauseAlive(deps: ConsumerDeps, state: BatchState, breaker: OpenBreaker): Promise<void> {
+async function checkPauseAlive(
+  deps: ConsumerDeps,
+  state: BatchState,
+  breaker: OpenBreaker | HalfOpenBreaker,
+): Promise<void> {
   const now = deps.now().getTime();
   if (now - state.pauseCheckedAt < deps.config.controlCacheSeconds * 1000) return;
   state.pauseCheckedAt = now;
@@ -221,7 +234,7 @@ async function orderSuspects(
 }
 
 function splitSuspects(records: readonly SQSRecord[]) {
-  const delivered = (record: SQSRecord) => Number(record.attributes.ApproximateReceiveCount ?? '1') > 1;
+  const delivered = (record: SQSRecord) => receiveCountOf(record.attributes) > 1;
   return { fresh: records.filter((record) => !delivered(record)), suspects: records.filter(delivered) };
 }
 

@@ -14,7 +14,13 @@ import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
 import { reportFailureEvent } from './outage-watch';
-import { quarantined, type RecordOutcome, type RecordSession } from './record-outcome';
+import {
+  handBackUnlessLastReceive,
+  PAUSED,
+  quarantined,
+  type RecordOutcome,
+  type RecordSession,
+} from './record-outcome';
 
 /** Under which key a record is worked on; `replayOf` when it claims to be an operator's replay. */
 interface Identity {
@@ -99,12 +105,14 @@ async function carryOut(
     case 'proceed': {
       if (decision.crash !== 'none' && decision.failureEvent) {
         const paused = await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'crash' });
-        if (session.probing && !isPoisonSuspect(previous, 'crash')) await deps.control.recordProbe('failure');
+        const probeFailed = session.probing && !isPoisonSuspect(previous, 'crash');
+        if (probeFailed) await deps.control.recordProbe('failure');
         if (paused) {
           session.pause('outage');
           // An outage, not poison: settle the crashed attempt without charging it.
-          await deps.ledger.recordFailure(previous.key, previous.attemptId, { counters: previous, now });
-          return { kind: 'returned', why: 'paused' };
+          const counters = { ...previous, probeFailures: previous.probeFailures + (probeFailed ? 1 : 0) };
+          await deps.ledger.recordFailure(previous.key, previous.attemptId, { counters, now });
+          return handBackUnlessLastReceive(deps, session, record, previous, async () => PAUSED);
         }
       }
       if (decision.kind === 'quarantine') {
@@ -206,6 +214,7 @@ function collidingItem(record: SQSRecord, previous: LedgerItem, now: Date): Ledg
     charged: 0,
     transientFailures: 0,
     unknownFailures: 0,
+    probeFailures: 0,
     generation: previous.generation,
     attemptId: 'none',
     messageId: record.messageId,

@@ -14,7 +14,13 @@ import type { LedgerItem } from '../core/types';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
 import { reportFailureEvent } from './outage-watch';
-import { quarantined, type RecordOutcome, type RecordSession } from './record-outcome';
+import {
+  handBackUnlessLastReceive,
+  PAUSED,
+  quarantined,
+  type RecordOutcome,
+  type RecordSession,
+} from './record-outcome';
 import { settleWrite } from './settle';
 import type { QueueMessage } from './types';
 import { workContext } from './work-context';
@@ -108,17 +114,25 @@ async function endWithError(
     settleWrite(deps, remainingTimeMs, () =>
       deps.ledger.recordFailure(item.key, item.attemptId, { counters, lastError: evidence, now: deps.now() }),
     );
-  if (decision.failureEvent) {
+  // In a probe, a suspect's failure says nothing about the dependency: it is the message's own.
+  if (decision.failureEvent && !(session.probing && isPoisonSuspect(item, errorClass))) {
     const paused = await reportFailureEvent(deps, failureEvent);
     // A half-open probe failing on a healthy message says the dependency is still down: the
     // breaker reopens, and the message must not spend its budget on the same outage.
-    const probeFailed = session.probing && !isPoisonSuspect(item, errorClass);
-    if (probeFailed) await deps.control.recordProbe('failure');
-    if (paused || probeFailed) {
+    if (session.probing) await deps.control.recordProbe('failure');
+    if (paused || session.probing) {
       session.pause('outage');
-      // Rule 7: during an outage nothing is charged and nothing is quarantined.
-      await settleFailure(item);
-      return { kind: 'returned', why: 'paused' };
+      // Rule 7: during an outage nothing is charged and nothing is quarantined; the failed
+      // probe is counted on the message, which may be failing by itself.
+      const counters = { ...item, probeFailures: item.probeFailures + (session.probing ? 1 : 0) };
+      await settleFailure(counters);
+      return handBackUnlessLastReceive(
+        deps,
+        session,
+        record,
+        { ...item, lastError: evidence },
+        async () => PAUSED,
+      );
     }
   }
   if (decision.kind === 'quarantine') {
@@ -133,6 +147,8 @@ async function endWithError(
     return outcome;
   }
   await settleFailure({ ...item, ...decision.counters });
-  await deps.queue.delay(record.receiptHandle, decision.delaySeconds);
-  return { kind: 'retry', delaySeconds: decision.delaySeconds };
+  return handBackUnlessLastReceive(deps, session, record, { ...item, lastError: evidence }, async () => {
+    await deps.queue.delay(record.receiptHandle, decision.delaySeconds);
+    return { kind: 'retry', delaySeconds: decision.delaySeconds };
+  });
 }

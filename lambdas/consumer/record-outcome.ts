@@ -3,6 +3,7 @@
  * step as every path of the record calls it.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { isLastReceive, receiveCountOf } from '../core/receive-limit';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
 import { type QuarantineRequest, quarantineMessage } from './quarantine-step';
@@ -47,3 +48,23 @@ export async function quarantined(
   }
   return { kind: 'quarantined', quarantineId: outcome.quarantineId };
 }
+
+/**
+ * Hands a settled record back to the queue (for the probe, or for a retry) unless this is its
+ * last receive before the backstop (core/receive-limit.ts): then it is quarantined, uncharged.
+ */
+export async function handBackUnlessLastReceive(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SQSRecord,
+  item: LedgerItem,
+  handBack: () => Promise<RecordOutcome>,
+): Promise<RecordOutcome> {
+  if (!isLastReceive(receiveCountOf(record.attributes), deps.config.backstopMaxReceiveCount)) {
+    return handBack();
+  }
+  return quarantined(deps, session, record, item, 'receive-limit', 0);
+}
+
+/** Returned for the probe: an outage interrupted the attempt (rule 7). */
+export const PAUSED: RecordOutcome = { kind: 'returned', why: 'paused' };

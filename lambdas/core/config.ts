@@ -29,6 +29,8 @@ export interface ConsumerConfig {
   readonly policy: Policy;
   /** Rule 11a: open quarantine records at which the consumer stops. */
   readonly quarantineCapacity: number;
+  /** Receives after which SQS moves a message to the backstop. */
+  readonly backstopMaxReceiveCount: number;
   readonly inProcessConcurrency: number;
   readonly controlCacheSeconds: number;
   readonly ledgerRetentionDays: number;
@@ -89,6 +91,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
       pollSeconds: read.integer(ENV.breakerPollSeconds, DEFAULTS.breakerPollSeconds, 1),
     },
     quarantineCapacity: read.integer(ENV.quarantineCapacity, DEFAULTS.quarantineCapacity, 1),
+    backstopMaxReceiveCount: read.integer(ENV.backstopMaxReceiveCount, DEFAULTS.backstopMaxReceiveCount, 1),
     inProcessConcurrency: read.integer(ENV.inProcessConcurrency, DEFAULTS.inProcessConcurrency, 1),
     controlCacheSeconds: read.integer(ENV.controlCacheSeconds, DEFAULTS.controlCacheSeconds, 0),
     ledgerRetentionDays: read.integer(ENV.ledgerRetentionDays, DEFAULTS.ledgerRetentionDays, 1),

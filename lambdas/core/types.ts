@@ -39,6 +39,8 @@ export interface LedgerItem {
   readonly charged: number;
   readonly transientFailures: number;
   readonly unknownFailures: number;
+  /** Half-open probes that failed on this message in this generation (core/breaker.ts). */
+  readonly probeFailures: number;
   /** 0, +1 on every operator replay (a fresh budget). */
   readonly generation: number;
   readonly attemptId: string;
@@ -73,6 +75,7 @@ export const QUARANTINE_REASONS = [
   'transient-retries-exhausted',
   'outcome-unknown',
   'key-collision',
+  'receive-limit',
 ] as const;
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
@@ -81,6 +84,7 @@ export interface FailureCounters {
   readonly charged: number;
   readonly transientFailures: number;
   readonly unknownFailures: number;
+  readonly probeFailures: number;
 }
 
 /** Every number the decisions depend on; built by `parseConfig` or `defaultPolicy`. */

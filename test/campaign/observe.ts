@@ -47,7 +47,6 @@ export function tapPorts(world: World, trace: Trace, plant?: PlantedBug): void {
   const start = ledger.start.bind(ledger);
   const restart = ledger.restartAfterCrash.bind(ledger);
   const complete = ledger.complete.bind(ledger);
-  const startIsolation = control.startIsolation.bind(control);
   const crashInFlight = control.crashInFlight.bind(control);
   const putRecord = quarantine.putRecord.bind(quarantine);
 
@@ -88,13 +87,6 @@ export function tapPorts(world: World, trace: Trace, plant?: PlantedBug): void {
   control.crashInFlight = async (...args: Parameters<typeof crashInFlight>) => {
     trace.crashedEnvironments.add(args[0]);
     return crashInFlight(...args);
-  };
-  control.startIsolation = async (input) => {
-    // Count the trials that (re)started, not the calls: the control table keeps one per cause.
-    const before = control.isolation;
-    const trial = await startIsolation(input);
-    if (control.isolation !== before) trace.isolationStarts += 1;
-    return trial;
   };
   quarantine.putRecord = async (record) => {
     const result = await putRecord(record);

@@ -143,7 +143,15 @@ export class PauseModel {
     }
     const { reason, openedAt, cooldownSeconds } = breaker.record;
     this.world.control.breaker = {
-      record: { state: 'half-open', reason, epoch: run.epoch, openedAt, cooldownSeconds, stop: false },
+      record: {
+        state: 'half-open',
+        reason,
+        epoch: run.epoch,
+        openedAt,
+        cooldownSeconds,
+        stop: false,
+        probeFailed: false,
+      },
       probeSuccesses: 0,
       probeFailures: 0,
     };

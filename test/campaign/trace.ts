@@ -100,7 +100,6 @@ export class Trace {
   readonly unanswerable: string[] = [];
   /** Environments whose in-flight attempts a later delivery took for a crash (dead, or abandoned). */
   readonly crashedEnvironments = new Set<string>();
-  isolationStarts = 0;
   private counter = 0;
 
   next(): number {

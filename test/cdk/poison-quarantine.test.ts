@@ -7,6 +7,7 @@ import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
+import type { PoisonQuarantineProps } from '../../lib/poison-quarantine-props';
 import {
   actionsOf,
   FIXTURE_PROCESSOR,
@@ -356,6 +357,33 @@ describe('PoisonQuarantine options', () => {
       },
     });
     template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 60 });
+  });
+
+  it.each<[string, (stack: Stack) => Partial<PoisonQuarantineProps>, string | undefined]>([
+    ['its own queue with the default', () => ({}), undefined],
+    ['its own queue with a higher limit', () => ({ backstopMaxReceiveCount: 15 }), '15'],
+    [
+      'a given queue whose dead-letter queue CDK knows',
+      (stack) => ({
+        queue: new sqs.Queue(stack, 'Given', {
+          deadLetterQueue: { queue: new sqs.Queue(stack, 'GivenDlq'), maxReceiveCount: 12 },
+        }),
+      }),
+      '12',
+    ],
+  ])('tells the consumer the redrive limit it must quarantine before: %s', (_, props, expected) => {
+    const app = new App();
+    const stack = new Stack(app, 'Limit');
+    new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props(stack) });
+    const consumer = Object.values(
+      Template.fromStack(stack).findResources('AWS::Lambda::Function', {
+        Properties: {
+          Environment: { Variables: Match.objectLike({ [ENV.attemptsTable]: Match.anyValue() }) },
+        },
+      }),
+    );
+    expect(consumer).toHaveLength(1);
+    expect(consumer[0]?.Properties.Environment.Variables[ENV.backstopMaxReceiveCount]).toBe(expected);
   });
 
   it('grants an operator exactly what pq calls, each on its own resource', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isPoisonSuspect, type PauseReason, pauseWaitsForOperator } from '../../lambdas/core/breaker';
+import {
+  type BreakerRecord,
+  holdingBreaker,
+  isPoisonSuspect,
+  type PauseReason,
+  pauseWaitsForOperator,
+  returnAfterPauseSeconds,
+} from '../../lambdas/core/breaker';
 import type { ErrorClass, FailureCounters } from '../../lambdas/core/types';
 
 describe('pauseWaitsForOperator (rules 7 and 11)', () => {
@@ -14,7 +21,7 @@ describe('pauseWaitsForOperator (rules 7 and 11)', () => {
 });
 
 describe('isPoisonSuspect', () => {
-  const fresh: FailureCounters = { charged: 0, transientFailures: 0, unknownFailures: 0 };
+  const fresh: FailureCounters = { charged: 0, transientFailures: 0, unknownFailures: 0, probeFailures: 0 };
 
   it.each<[string, FailureCounters, ErrorClass | 'crash', boolean]>([
     ['a fresh message failing transiently', fresh, 'transient', false],
@@ -28,7 +35,7 @@ describe('isPoisonSuspect', () => {
     ['a message with a charged attempt crashing', { ...fresh, charged: 1 }, 'crash', true],
     [
       'a message with an unknown error failing transiently',
-      { ...fresh, unknownFailures: 1 },
+      { ...fresh, unknownFailures: 1, probeFailures: 0 },
       'transient',
       true,
     ],
@@ -37,5 +44,61 @@ describe('isPoisonSuspect', () => {
     ['an unknown outcome', fresh, 'outcome-unknown', true],
   ])('given %s, then suspect is %s', (_name, counters, failure, expected) => {
     expect(isPoisonSuspect(counters, failure)).toBe(expected);
+  });
+});
+
+describe('holdingBreaker', () => {
+  const open = {
+    state: 'open',
+    reason: 'outage',
+    epoch: 1,
+    openedAt: 0,
+    cooldownSeconds: 60,
+    stop: false,
+  } as const;
+  const halfOpen = { ...open, state: 'half-open', probeFailed: false } as const;
+
+  it.each<[string, BreakerRecord | undefined, boolean]>([
+    ['no breaker', undefined, false],
+    ['closed', { state: 'closed', epoch: 1, cooldownSeconds: 60, stop: false }, false],
+    ['open', open, true],
+    ['half-open, probing', halfOpen, false],
+    ['half-open, its probe failed', { ...halfOpen, probeFailed: true }, true],
+  ])('given %s, then holding batches is %s', (_, breaker, holds) => {
+    expect(holdingBreaker(breaker) !== undefined).toBe(holds);
+  });
+});
+
+describe('returnAfterPauseSeconds', () => {
+  const openedAt = Date.parse('2026-12-01T00:00:00Z');
+  const breaker = {
+    state: 'open',
+    reason: 'outage',
+    epoch: 1,
+    openedAt,
+    cooldownSeconds: 120,
+    stop: false,
+  } as const;
+  const timings = { probeSeconds: 30, maxCooldownSeconds: 200 };
+
+  it.each<[string, number, number]>([
+    ['given the cool-down just started, then until its end', 0, 120],
+    ['given 80.5 s of it passed, then until its end, rounded up', 80_500, 40],
+    ['given 110 s passed, then a whole probe window (never less)', 110_000, 30],
+    // Past the cool-down the run that should move the breaker is late or gone: handing back
+    // at once would burn a receive per poll and drive the message to the backstop.
+    ['given the cool-down is over and the breaker still open, then a probe window', 500_000, 30],
+  ])('%s', (_, elapsedMs, expected) => {
+    expect(returnAfterPauseSeconds(breaker, openedAt + elapsedMs, timings)).toBe(expected);
+  });
+
+  it('given a half-open window whose probe failed, then the next window: the doubled cool-down (capped) and a window', () => {
+    const failed = { ...breaker, state: 'half-open', probeFailed: true } as const;
+    expect(returnAfterPauseSeconds({ ...failed, cooldownSeconds: 60 }, openedAt, timings)).toBe(150);
+    expect(returnAfterPauseSeconds(failed, openedAt, timings)).toBe(230);
+  });
+
+  it('given a stop, then the records keep their visibility timeout', () => {
+    expect(returnAfterPauseSeconds({ ...breaker, stop: true }, openedAt, timings)).toBeUndefined();
   });
 });

@@ -311,7 +311,7 @@ describe('rule 2 under a lowered limit', () => {
     const begin = { key: 'id-M1', attemptId: 'a-1', envId: 'env-0', messageId: 'id-M1', now, expiresAt: 0 };
     await world.ledger.start({ ...begin, attemptLimit: 3, bodyDigest: bodyDigest('M1') });
     await world.ledger.recordFailure('id-M1', 'a-1', {
-      counters: { charged: 1, transientFailures: 0, unknownFailures: 1 },
+      counters: { charged: 1, transientFailures: 0, unknownFailures: 1, probeFailures: 0 },
       now,
     });
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
@@ -400,7 +400,10 @@ describe('a pause hands its records back for the probe (rule 7)', () => {
     await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
     const open = world.control.breaker;
     if (open?.record.state !== 'open') throw new Error('breaker not open');
-    world.control.breaker = { ...open, record: { ...open.record, state: 'half-open', stop: false } };
+    world.control.breaker = {
+      ...open,
+      record: { ...open.record, state: 'half-open', stop: false, probeFailed: false },
+    };
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
 
     // Act
@@ -409,6 +412,120 @@ describe('a pause hands its records back for the probe (rule 7)', () => {
     // Assess
     expect(world.quarantine.records.size).toBe(0);
     expect(world.control.breaker?.probeFailures).toBe(1);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', charged: 0 });
+  });
+});
+
+describe('one failed probe is the verdict of its window (rule 7)', () => {
+  it('given a probe of this window already failed, then the next batch starts nothing and waits for the next window', async () => {
+    // Prepare: half-open, one probe failed already; the outside system would answer.
+    const { world, outside } = testWorld({
+      scripts: { M2: [[{ do: 'external', name: 'pay', result: 'ok' }]] },
+    });
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    const open = world.control.breaker;
+    if (open?.record.state !== 'open') throw new Error('breaker not open');
+    world.control.breaker = {
+      ...open,
+      record: { ...open.record, state: 'half-open', stop: false, probeFailed: true },
+      probeFailures: 1,
+    };
+    world.queue.send({ messageId: 'id-M2', body: 'M2' });
+    const handedBackAt = world.clock.now();
+
+    // Act
+    await world.deliver(world.environment(), 1);
+
+    // Assess: not worked on, and back once the doubled cool-down (120 s) and a window (30 s) passed.
+    expect(world.ledger.get('id-M2')).toBeUndefined();
+    expect(outside.requests.size).toBe(0);
+    const visibleAt = world.queue.messages.get('id-M2')?.visibleAt ?? 0;
+    expect((visibleAt - handedBackAt) / 1000).toBe(150);
+  });
+});
+
+describe('a message failing every probe is suspected, not the dependency (rule 7)', () => {
+  it('given a message failing transiently on every attempt, then after two failed probes its own budget ends it in quarantine', async () => {
+    // Prepare: transient retries 1; each window starts half-open with no probe failed yet.
+    const { world } = testWorld({
+      env: { PQ_TRANSIENT_RETRIES: '1' },
+      scripts: { M1: [[{ do: 'throw', error: 'transient' }]] },
+    });
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    const tripped = world.control.breaker;
+    if (tripped?.record.state !== 'open') throw new Error('breaker not open');
+    const opened = tripped.record;
+    const halfOpen = () => {
+      world.control.breaker = {
+        record: { ...opened, state: 'half-open', stop: false, probeFailed: false },
+        probeSuccesses: 0,
+        probeFailures: 0,
+      };
+    };
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    const probeFailuresSeen: number[] = [];
+
+    // Act: four windows, an hour apart (every hand-back and retry delay has passed).
+    for (let window = 0; window < 4; window++) {
+      halfOpen();
+      await world.deliver(world.environment(), 1);
+      probeFailuresSeen.push(world.control.breaker?.probeFailures ?? 0);
+      world.clock.advance(3_600_000);
+    }
+
+    // Assess: two probes failed on it; then its failures were its own: a retry, then quarantine.
+    expect(probeFailuresSeen).toEqual([1, 1, 0, 0]);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'quarantined', probeFailures: 2, charged: 0 });
+    expect([...world.quarantine.records.values()]).toMatchObject([
+      { messageId: 'id-M1', reason: 'transient-retries-exhausted' },
+    ]);
+  });
+});
+
+describe('the last receive before the backstop (rule 3 over rule 7)', () => {
+  const probeWorld = (receivedBefore: number) => {
+    const { world } = testWorld({
+      env: { PQ_TRANSIENT_RETRIES: '0' },
+      scripts: { M1: [[{ do: 'throw', error: 'transient' }]] },
+    });
+    return { world, receivedBefore };
+  };
+  const halfOpenWith = async ({ world, receivedBefore }: ReturnType<typeof probeWorld>) => {
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    const open = world.control.breaker;
+    if (open?.record.state !== 'open') throw new Error('breaker not open');
+    world.control.breaker = {
+      ...open,
+      record: { ...open.record, state: 'half-open', stop: false, probeFailed: false },
+    };
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    const queued = world.queue.messages.get('id-M1');
+    if (queued === undefined) throw new Error('not queued');
+    queued.receiveCount = receivedBefore;
+    await world.deliver(world.environment(), 1);
+    return world;
+  };
+
+  it('given a probe fails on a message at its last receive, then it is quarantined uncharged, not handed to the backstop', async () => {
+    // Act: received 9 times already; SQS would move it to the backstop at the 11th receive.
+    const world = await halfOpenWith(probeWorld(9));
+
+    // Assess
+    expect([...world.quarantine.records.values()]).toMatchObject([
+      { messageId: 'id-M1', reason: 'receive-limit', attemptsCharged: 0, status: 'open' },
+    ]);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'quarantined', charged: 0 });
+    expect(world.control.breaker?.probeFailures).toBe(1);
+    expect(world.queue.messages.has('id-M1')).toBe(false);
+    expect(world.queue.backstop).toHaveLength(0);
+  });
+
+  it('given a probe fails on a message with receives left, then it is handed back as before', async () => {
+    // Act
+    const world = await halfOpenWith(probeWorld(8));
+
+    // Assess
+    expect(world.quarantine.records.size).toBe(0);
     expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', charged: 0 });
   });
 });

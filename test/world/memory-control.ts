@@ -25,12 +25,14 @@ export class MemoryControl implements ControlPort {
   readonly lostCompletions = new Map<string, string>();
   /** Crashes that (re)started the trial already: the `trialStarted` mark on their crash items. */
   private readonly trialCauses = new Set<string>();
+  /** Trials (re)started, for the campaign's count: calls that found theirs started do not count. */
+  trialsStarted = 0;
 
   constructor(private readonly firstCooldownSeconds: number) {}
 
   async snapshot(): Promise<ControlSnapshot> {
     return {
-      breaker: this.breaker && structuredClone(this.breaker.record),
+      breaker: this.breaker && breakerAsRead(this.breaker),
       isolation: this.isolation && structuredClone(this.isolation),
       replayFrozen: this.replayFrozen,
     };
@@ -117,6 +119,7 @@ export class MemoryControl implements ControlPort {
     // As ControlState: once per crash, whatever happened since; else the trial as it stands.
     if (this.trialCauses.has(start.cause)) return structuredClone(this.isolation ?? NO_TRIAL);
     this.trialCauses.add(start.cause);
+    this.trialsStarted += 1;
     const trial: ActiveTrial = {
       active: true,
       remaining: start.messages,
@@ -133,4 +136,10 @@ export class MemoryControl implements ControlPort {
     this.isolation = trial.remaining > 1 ? { ...trial, remaining: trial.remaining - 1 } : NO_TRIAL;
     return this.isolation;
   }
+}
+
+/** As control-items.ts reads the item: a half-open breaker says whether its probe failed. */
+function breakerAsRead(breaker: StoredBreaker): BreakerRecord {
+  const record = structuredClone(breaker.record);
+  return record.state === 'half-open' ? { ...record, probeFailed: breaker.probeFailures > 0 } : record;
 }

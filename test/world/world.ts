@@ -6,6 +6,7 @@
  * (`consumerHandler`), so what passes here passes the code that runs in Lambda.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { CallMeter } from '../../lambdas/consumer/call-meter';
 import { consumerHandler } from '../../lambdas/consumer/create-consumer';
@@ -124,7 +125,11 @@ export class World {
       ...ports,
       config,
       processor: this.options.processorFor(env),
-      logger: new Logger({ serviceName: 'world', logLevel: 'SILENT' }),
+      // WORLD_LOG_LEVEL=DEBUG shows what the consumers decided, when a case needs explaining.
+      logger: new Logger({
+        serviceName: env.id,
+        logLevel: (process.env.WORLD_LOG_LEVEL ?? 'SILENT') as LogLevel,
+      }),
       meter: METER,
       envId: env.id,
       now: () => this.clock.date(),

@@ -1,0 +1,14 @@
+/**
+ * SQS moves a message to the backstop once it has been received `maxReceiveCount` times and
+ * comes back again. Whatever hands a record back uncharged (a pause, a failed probe) must not
+ * do so on its last receive: past the backstop there is no evidence and no `pq`. There, rule 3
+ * outranks rule 7: the message is quarantined, uncharged, with its exact bytes.
+ */
+export function isLastReceive(receiveCount: number, maxReceiveCount: number): boolean {
+  return receiveCount >= maxReceiveCount;
+}
+
+/** SQS's ApproximateReceiveCount of a record; absent (a test's record): its first receive. */
+export function receiveCountOf(attributes: { readonly ApproximateReceiveCount?: string }): number {
+  return Number(attributes.ApproximateReceiveCount ?? '1');
+}
