@@ -1,44 +1,27 @@
 /**
- * One factory for every AWS SDK v3 client the runtime, the local runner and the CLI use.
- * `endpoint` points all of them at the embedded local AWS or LocalStack; without it the SDK's
- * own resolution applies (AWS_ENDPOINT_URL included).
+ * One factory for every AWS SDK v3 client the local runner, the CLI and the tests use: the
+ * consumer's own clients (consumer-clients.ts) plus those the consumer never calls.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { STSClient } from '@aws-sdk/client-sts';
+import {
+  type ClientOptions,
+  type ConsumerClients,
+  clientConfig,
+  createConsumerClients,
+} from './consumer-clients';
 
-export interface ClientOptions {
-  readonly region?: string;
-  readonly endpoint?: string;
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
-}
-
-export interface AwsClients {
-  readonly dynamodb: DynamoDBClient;
-  readonly s3: S3Client;
-  readonly sqs: SQSClient;
-  readonly sfn: SFNClient;
+export interface AwsClients extends ConsumerClients {
   readonly sns: SNSClient;
   readonly lambda: LambdaClient;
   readonly sts: STSClient;
 }
 
 export function createClients(options: ClientOptions = {}): AwsClients {
-  const common = {
-    ...(options.region ? { region: options.region } : {}),
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-  };
+  const common = clientConfig(options);
   return {
-    dynamodb: new DynamoDBClient(common),
-    // Path-style addressing: local endpoints have no per-bucket DNS names.
-    s3: new S3Client({ ...common, forcePathStyle: Boolean(options.endpoint) }),
-    sqs: new SQSClient(common),
-    sfn: new SFNClient(common),
+    ...createConsumerClients(options),
     sns: new SNSClient(common),
     lambda: new LambdaClient(common),
     sts: new STSClient(common),

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { AttemptLedger } from '../adapters/attempt-ledger';
-import { type ClientOptions, createClients } from '../adapters/clients';
+import { type ClientOptions, createConsumerClients } from '../adapters/consumer-clients';
 import { ControlState } from '../adapters/control-state';
 import { Operations } from '../adapters/operations';
 import { QuarantineWriter } from '../adapters/quarantine-writer';
@@ -40,7 +40,7 @@ export interface ConsumerOptions {
 export function createConsumer(options: ConsumerOptions): SqsHandler {
   // Throws a ConfigError naming every bad variable: a cold start with bad config must fail.
   const config = parseConfig(options.env);
-  const clients = createClients(options.clientOptions);
+  const clients = createConsumerClients(options.clientOptions);
   const meter = new CallMeter();
   meter.attach('dynamodb', clients.dynamodb);
   meter.attach('s3', clients.s3);

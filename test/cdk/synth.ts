@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { ENV } from '../../contract/env';
 import { PoisonQuarantine, type PoisonQuarantineProps } from '../../lib/poison-quarantine';
 
 export const FIXTURE_PROCESSOR = path.join(__dirname, 'fixtures', 'processor.ts');
@@ -32,3 +34,28 @@ export function statementsOfRole(template: Template, rolePattern: string): Polic
 }
 
 export const actionsOf = (statements: PolicyStatement[]) => statements.flatMap((s) => [s.Action].flat());
+
+/** Issue 9's limit for the consumer's code, and for its deployed archive. */
+export const CONSUMER_BUNDLE_LIMIT_BYTES = 700 * 1024;
+
+interface TemplateResource {
+  readonly Type: string;
+  readonly Properties?: {
+    readonly Code?: { readonly S3Key?: string };
+    readonly Environment?: { readonly Variables?: Record<string, unknown> };
+  };
+}
+
+/** The consumer function's code asset in a cloud assembly directory: its files by name. */
+export function consumerAssetFiles(assemblyDir: string, template: unknown): Map<string, Buffer> {
+  const resources = Object.values((template as { Resources: Record<string, TemplateResource> }).Resources);
+  const consumer = resources.find(
+    (resource) =>
+      resource.Type === 'AWS::Lambda::Function' &&
+      ENV.attemptsTable in (resource.Properties?.Environment?.Variables ?? {}),
+  );
+  const key = consumer?.Properties?.Code?.S3Key;
+  if (key === undefined) throw new Error(`no consumer function with a code asset in ${assemblyDir}`);
+  const directory = path.join(assemblyDir, `asset.${key.replace(/\.zip$/, '')}`);
+  return new Map(readdirSync(directory).map((name) => [name, readFileSync(path.join(directory, name))]));
+}

@@ -1,0 +1,16 @@
+/**
+ * 'poison-quarantine/runtime': what a processing module imports. The consumer bundle loads
+ * these same files, so an error class thrown by the user's module is the one the classifier
+ * tests with `instanceof`.
+ */
+
+export type {
+  ExternalCallOptions,
+  Processor,
+  ProcessorModule,
+  QueueMessage,
+  WorkContext,
+} from './consumer/types';
+export { classifyError, type UserClassifier } from './core/classify';
+export { OutcomeUnknownError, PermanentError, PoisonQuarantineError, TransientError } from './core/errors';
+export type { ErrorClass } from './core/types';
