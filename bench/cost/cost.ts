@@ -1,0 +1,13 @@
+/** Dollars per million messages on one path, from its measured AWS calls and the list prices. */
+import type { CallCounts } from '../../lambdas/consumer/call-meter';
+import { PRICES } from './prices';
+
+export function costPerMillionUsd(calls: CallCounts): number {
+  const perMessage =
+    calls.dynamodbWrites * PRICES.dynamodbWriteRequestUnit +
+    calls.dynamodbReads * PRICES.dynamodbReadRequestUnit +
+    calls.s3 * PRICES.s3PutRequest +
+    calls.sqs * PRICES.sqsRequest;
+  // Cents are the useful precision for a million messages.
+  return Math.round(perMessage * 1e6 * 100) / 100;
+}

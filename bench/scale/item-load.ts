@@ -1,0 +1,56 @@
+/**
+ * Request units per second on single DynamoDB items (or one partition key's item collection),
+ * in one-second buckets, so the peak second can be set against DynamoDB's per-partition limits.
+ */
+export const PARTITION_LIMITS = { writeUnitsPerSecond: 1_000, readUnitsPerSecond: 3_000 } as const;
+
+export type HotItem = 'breaker' | 'isolation' | 'failureWindow' | 'capacityCount';
+
+export interface ItemPeak {
+  readonly peakWritesPerSecond: number;
+  readonly peakReadsPerSecond: number;
+  readonly overLimit: boolean;
+}
+
+export class ItemLoad {
+  private readonly writes = new Map<HotItem, number[]>();
+  private readonly reads = new Map<HotItem, number[]>();
+
+  write(item: HotItem, at: number, units = 1): void {
+    add(this.writes, item, at, units);
+  }
+
+  read(item: HotItem, at: number, units = 1): void {
+    add(this.reads, item, at, units);
+  }
+
+  peaks(items: readonly HotItem[]): Record<HotItem, ItemPeak> {
+    const entries = items.map((item): [HotItem, ItemPeak] => {
+      const peakWritesPerSecond = peakOf(this.writes.get(item));
+      const peakReadsPerSecond = peakOf(this.reads.get(item));
+      return [
+        item,
+        {
+          peakWritesPerSecond: Math.ceil(peakWritesPerSecond),
+          peakReadsPerSecond: Math.ceil(peakReadsPerSecond),
+          overLimit:
+            peakWritesPerSecond > PARTITION_LIMITS.writeUnitsPerSecond ||
+            peakReadsPerSecond > PARTITION_LIMITS.readUnitsPerSecond,
+        },
+      ];
+    });
+    return Object.fromEntries(entries) as Record<HotItem, ItemPeak>;
+  }
+}
+
+function add(buckets: Map<HotItem, number[]>, item: HotItem, at: number, units: number): void {
+  const seconds = buckets.get(item) ?? [];
+  const second = Math.floor(at / 1000);
+  seconds[second] = (seconds[second] ?? 0) + units;
+  buckets.set(item, seconds);
+}
+
+/** The busiest second; `reduce` skips the seconds nothing touched the item. */
+function peakOf(seconds: readonly number[] | undefined): number {
+  return (seconds ?? []).reduce((peak, units) => Math.max(peak, units), 0);
+}

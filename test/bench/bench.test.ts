@@ -1,0 +1,48 @@
+/**
+ * A short run of `npm run bench` (issue 10): the AWS calls per message on each path, exactly,
+ * from the real consumer over the in-memory world, and the scale model's shape. Times are never
+ * asserted here: they belong to the bench's side-by-side ratios.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_OPTIONS, runBench } from '../../bench/run-bench';
+
+describe('npm run bench, calls and cost per message', () => {
+  it('given each path of one message, then its AWS calls are exactly the measured floor', async () => {
+    // Act
+    const report = await runBench({ ...DEFAULT_OPTIONS, only: ['calls'] });
+
+    // Assess
+    const calls = (dynamodbWrites: number, dynamodbReads: number, s3: number, sqs: number, sfn: number) => ({
+      dynamodbWrites,
+      dynamodbReads,
+      s3,
+      sqs,
+      sfn,
+    });
+    expect(report.callsPerMessage).toStrictEqual({
+      healthy: calls(2, 0, 0, 0, 0),
+      transientRetry: calls(5, 1, 0, 2, 0),
+      chargedCrash: calls(6, 3, 0, 1, 0),
+      quarantine: calls(3, 2, 2, 0, 0),
+      outcomeUnknown: calls(7, 5, 2, 1, 1),
+      duplicate: calls(1, 0, 0, 0, 0),
+    });
+    expect(report.costPerMillionUsd?.healthy).toBe(1.25);
+  });
+});
+
+describe('npm run bench, scale model', () => {
+  it('given the issue scenario, then it reports a peak for every hot item', async () => {
+    // Act
+    const report = await runBench({ ...DEFAULT_OPTIONS, only: ['scale'] });
+
+    // Assess
+    expect(Object.keys(report.scale?.items ?? {})).toEqual([
+      'breaker',
+      'isolation',
+      'failureWindow',
+      'capacityCount',
+    ]);
+    expect(report.scale?.peakItemWritesPerSecond).toBeGreaterThan(0);
+  });
+});
