@@ -19,6 +19,7 @@ import type { ControlCache } from './control-cache';
 import type { ConsumerDeps } from './deps';
 import { keepPauseAlive } from './outage-watch';
 import { processRecord, type RecordOutcome, type RecordSession } from './record-lifecycle';
+import { onLastReceive } from './record-outcome';
 import type { ShareWindow } from './share-window';
 
 export interface BatchState {
@@ -50,13 +51,20 @@ export async function handleBatch(
   if (snapshot.breaker !== undefined && snapshot.breaker.state !== 'closed')
     snapshot = await state.cache.refresh();
   const holding = holdingBreaker(snapshot.breaker);
+  let records = event.Records;
+  const held: SQSRecord[] = [];
   if (holding !== undefined) {
     // Paused (the mapping is being disabled): touch nothing, charge nothing; and make sure the
-    // pause is really being driven, or the queue would stop here for good.
+    // pause is really being driven, or the queue would stop here for good. A record on its last
+    // receive is worked on all the same: handed back, the backstop would take it, past any
+    // evidence; a failure then quarantines it (handBackUnlessLastReceive).
     await checkPauseAlive(deps, state, holding);
     const wait = returnAfterPauseSeconds(holding, deps.now().getTime(), deps.config.breakerTimings);
-    if (wait !== undefined) await Promise.all(event.Records.map((record) => returnAfter(deps, record, wait)));
-    return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
+    held.push(...records.filter((record) => !onLastReceive(deps, record)));
+    if (wait !== undefined) await Promise.all(held.map((record) => returnAfter(deps, record, wait)));
+    records = records.filter((record) => onLastReceive(deps, record));
+    if (records.length === 0)
+      return { batchItemFailures: held.map(({ messageId }) => ({ itemIdentifier: messageId })) };
   }
   let concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
   let paused: 'outage' | 'stop' | undefined;
@@ -83,7 +91,7 @@ export async function handleBatch(
   // A batch holding redelivered records may crash again, which would hand back everything in
   // it, finished or not: there, each finished record is acknowledged at once, so work done is
   // never received again and again until the backstop takes it.
-  const crashProne = !deps.config.fifo && splitSuspects(event.Records).suspects.length > 0;
+  const crashProne = !deps.config.fifo && splitSuspects(records).suspects.length > 0;
   const run: Run = async (record) => {
     const remaining = context.getRemainingTimeInMillis();
     if (!leavesTimeFor(remaining, state.longestRecordMs, timeoutSeconds, started === 0)) {
@@ -123,9 +131,9 @@ export async function handleBatch(
           error: error as Error,
         });
       });
-    await runFifo(event.Records, run, holdBack);
+    await runFifo(records, run, holdBack);
   } else {
-    const { fresh, suspects } = splitSuspects(event.Records);
+    const { fresh, suspects } = splitSuspects(records);
     await runPool(fresh, () => concurrency, run);
     // Records SQS delivered before (a crash may have returned them) go one at a time, so the
     // next crash points at one message (rule 6) and cannot take fresh work down (rule 10),
@@ -136,16 +144,16 @@ export async function handleBatch(
     // This batch paused for an outage: what it hands back is what the probe needs after the
     // cool-down. A stop waits for a person: its records keep their visibility timeout.
     const wait = deps.config.policy.breakerCooldownSeconds;
-    const returned = event.Records.filter(
+    const returned = records.filter(
       (record) => (outcomes.get(record.messageId) ?? NOT_STARTED).kind === 'returned',
     );
     await Promise.all(returned.map((record) => returnAfter(deps, record, wait)));
   }
-  const failed = event.Records.filter((record) => {
+  const failed = records.filter((record) => {
     const outcome = outcomes.get(record.messageId) ?? NOT_STARTED;
     return outcome.kind === 'retry' || outcome.kind === 'returned';
   });
-  return { batchItemFailures: failed.map((record) => ({ itemIdentifier: record.messageId })) };
+  return { batchItemFailures: [...held, ...failed].map((record) => ({ itemIdentifier: record.messageId })) };
 }
 
 /**

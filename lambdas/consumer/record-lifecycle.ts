@@ -16,6 +16,7 @@ import type { ConsumerDeps } from './deps';
 import { reportFailureEvent } from './outage-watch';
 import {
   handBackUnlessLastReceive,
+  onLastReceive,
   PAUSED,
   quarantined,
   type RecordOutcome,
@@ -33,8 +34,9 @@ export async function processRecord(
   record: SQSRecord,
   remainingTimeMs: () => number,
 ): Promise<RecordOutcome> {
-  // Paused during this batch (rule 7 or a stop): nothing more is started.
-  if (session.paused()) return { kind: 'returned', why: 'paused' };
+  // Paused during this batch (rule 7 or a stop): nothing more is started, but for a record on
+  // its last receive, which the backstop would take, past any evidence, if handed back.
+  if (session.paused() && !onLastReceive(deps, record)) return PAUSED;
   const item = await beginAttempt(deps, session, record);
   if ('kind' in item) return item;
 

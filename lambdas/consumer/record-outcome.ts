@@ -60,11 +60,14 @@ export async function handBackUnlessLastReceive(
   item: LedgerItem,
   handBack: () => Promise<RecordOutcome>,
 ): Promise<RecordOutcome> {
-  if (!isLastReceive(receiveCountOf(record.attributes), deps.config.backstopMaxReceiveCount)) {
-    return handBack();
-  }
+  if (!onLastReceive(deps, record)) return handBack();
   return quarantined(deps, session, record, item, 'receive-limit', 0);
 }
 
 /** Returned for the probe: an outage interrupted the attempt (rule 7). */
 export const PAUSED: RecordOutcome = { kind: 'returned', why: 'paused' };
+
+/** Whether SQS moves this record to the backstop if it is handed back once more. */
+export function onLastReceive(deps: ConsumerDeps, record: SQSRecord): boolean {
+  return isLastReceive(receiveCountOf(record.attributes), deps.config.backstopMaxReceiveCount);
+}

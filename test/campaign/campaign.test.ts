@@ -22,10 +22,7 @@ const SCHEDULES = 10_000;
 const OPEN_INVARIANTS = new Set<InvariantName>(['nothing-charged-or-quarantined-for-an-outage']);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>([
-  'outage-probes-spend-a-healthy-messages-budget',
-  'backstop-after-own-table-faults-and-probes',
-]);
+const OPEN_CASES = new Set<string>(['outage-probes-spend-a-healthy-messages-budget']);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;

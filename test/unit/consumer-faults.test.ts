@@ -520,6 +520,32 @@ describe('the last receive before the backstop (rule 3 over rule 7)', () => {
     expect(world.queue.backstop).toHaveLength(0);
   });
 
+  it('given the breaker open and a batch with one message at its last receive, then that one is tried and quarantined, the other held untouched', async () => {
+    // Prepare: the breaker open (held batches); the outside system still refusing.
+    const { world } = testWorld({
+      scripts: {
+        M1: [[{ do: 'throw', error: 'transient' }]],
+        M2: [[{ do: 'throw', error: 'transient' }]],
+      },
+    });
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    for (const label of ['M1', 'M2']) world.queue.send({ messageId: `id-${label}`, body: label });
+    const last = world.queue.messages.get('id-M1');
+    if (last === undefined) throw new Error('not queued');
+    last.receiveCount = 9;
+
+    // Act
+    await world.deliver(world.environment(), 2);
+
+    // Assess
+    expect([...world.quarantine.records.values()]).toMatchObject([
+      { messageId: 'id-M1', reason: 'receive-limit', attemptsCharged: 0 },
+    ]);
+    expect(world.ledger.get('id-M2')).toBeUndefined();
+    expect(world.queue.messages.has('id-M2')).toBe(true);
+    expect(world.queue.backstop).toHaveLength(0);
+  });
+
   it('given a probe fails on a message with receives left, then it is handed back as before', async () => {
     // Act
     const world = await halfOpenWith(probeWorld(8));
