@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumerAssetFiles } from '../cdk/synth';
+import { CONSUMER_BUNDLE_LIMIT_BYTES, consumerAssetFiles } from '../cdk/synth';
 
 const root = path.join(__dirname, '..', '..');
 const repoModule = (name: string) => path.join(root, 'node_modules', name);
@@ -105,12 +105,13 @@ describe('the packed package, installed in a fresh CDK app', () => {
     run(process.execPath, [path.join(repoModule('typescript'), 'bin', 'tsc'), '-p', app], app);
   }, 60_000);
 
-  it("synthesizes the consumer with the user's processor bundled in", () => {
+  it("synthesizes the consumer with the user's processor bundled in, as lean as in this repository", () => {
     const cdkOut = path.join(app, 'cdk.out');
     run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/pq-app.ts'], app, { CDK_OUTDIR: cdkOut });
 
     const files = consumerAssetFiles(cdkOut, readJson(path.join(cdkOut, 'PqAppStack.template.json')));
     const code = files.get('index.js') ?? Buffer.alloc(0);
     expect(code.toString()).toContain('orders-worker: the body is not JSON');
+    expect(code.length).toBeLessThanOrEqual(CONSUMER_BUNDLE_LIMIT_BYTES);
   }, 60_000);
 });
