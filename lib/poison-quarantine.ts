@@ -40,6 +40,9 @@ export class PoisonQuarantine extends Construct {
   public readonly stateMachine: sfn.StateMachine;
   public readonly alarms: QuarantineAlarms;
   private readonly storage: QuarantineStorage;
+  /** Every run of every pause (`pause-<epoch>`, `pause-<epoch>-r<n>`): their status is read. */
+  private readonly pauseRunsArn: string;
+  private readonly pauseRunsName: string;
 
   constructor(scope: Construct, id: string, props: PoisonQuarantineProps) {
     super(scope, id);
@@ -75,6 +78,13 @@ export class PoisonQuarantine extends Construct {
       resourceName: stateMachineName,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
+    this.pauseRunsName = `${stateMachineName}:pause-*`;
+    this.pauseRunsArn = Stack.of(this).formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: this.pauseRunsName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
 
     this.consumer = new ConsumerFunction(this, 'Consumer', {
       processorEntry: props.processorEntry,
@@ -94,7 +104,7 @@ export class PoisonQuarantine extends Construct {
       reportBatchItemFailures: true,
     });
     this.consumer.addEventSource(this.eventSource);
-    this.grantConsumer(tables, storage, stateMachineArn, stateMachineName);
+    this.grantConsumer(tables, storage, stateMachineArn);
 
     this.stateMachine = new OperationsStateMachine(this, 'Operations', {
       stateMachineName,
@@ -196,6 +206,18 @@ export class PoisonQuarantine extends Construct {
       }),
       // ListEventSourceMappings supports no resource-level permissions.
       iam.Grant.addToPrincipal({ grantee, actions: ['lambda:ListEventSourceMappings'], resourceArns: ['*'] }),
+      // status names the runs of an open breaker's pause; resume and hold start the next one
+      // when none is running, or nothing would read their action.
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: ['states:StartExecution'],
+        resourceArns: [this.stateMachine.stateMachineArn],
+      }),
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: ['states:DescribeExecution'],
+        resourceArns: [this.pauseRunsArn],
+      }),
     ];
   }
 
@@ -217,7 +239,18 @@ export class PoisonQuarantine extends Construct {
           'Each quarantined message has its own object keys (its quarantine id), unknown in advance; ' +
           'the operator may only get objects under the quarantine prefix, never put or delete them.',
       },
+      {
+        id: this.pauseRunsFinding(),
+        reason:
+          'A pause episode may need several runs, named as they are needed; the operator may only ' +
+          'describe pause executions, to see whether one drives an open breaker back.',
+      },
     );
+  }
+
+  /** The cdk-nag finding of a grant on every run of every pause. */
+  private pauseRunsFinding(): string {
+    return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.pauseRunsName}]`;
   }
 
   /** The cdk-nag finding of a grant on every object under the quarantine prefix. */
@@ -297,12 +330,7 @@ export class PoisonQuarantine extends Construct {
   }
 
   /** Least privilege: the consumer writes quarantine content but can never read or delete it. */
-  private grantConsumer(
-    tables: StateTables,
-    storage: QuarantineStorage,
-    stateMachineArn: string,
-    stateMachineName: string,
-  ): void {
+  private grantConsumer(tables: StateTables, storage: QuarantineStorage, stateMachineArn: string): void {
     const role = this.consumer.role as iam.IRole;
     const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
       role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources, conditions }));
@@ -328,18 +356,7 @@ export class PoisonQuarantine extends Construct {
     allow(['s3:PutObject'], [storage.bucket.arnForObjects(`${QUARANTINE_PREFIX}*`)]);
     allow(['states:StartExecution'], [stateMachineArn]);
     // An open breaker must always have a live pause: the consumer reads its pause runs' status.
-    const pauseRuns = `${stateMachineName}:pause-*`;
-    allow(
-      ['states:DescribeExecution'],
-      [
-        Stack.of(this).formatArn({
-          service: 'states',
-          resource: 'execution',
-          resourceName: pauseRuns,
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-      ],
-    );
+    allow(['states:DescribeExecution'], [this.pauseRunsArn]);
     // Backoff and early acknowledgements of finished records (lambdas/consumer/batch.ts).
     allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'], [this.queue.queueArn]);
     Validations.of(role).acknowledge(
@@ -350,7 +367,7 @@ export class PoisonQuarantine extends Construct {
           'the consumer may only put objects under the quarantine prefix, never read or delete them.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${pauseRuns}]`,
+        id: this.pauseRunsFinding(),
         reason:
           'A pause episode may need several runs (pause-<epoch>, pause-<epoch>-r2, ...), named as they ' +
           'are needed; the consumer may only describe its own pause executions, to restart a dead one.',

@@ -55,13 +55,18 @@ function breakerCommand(action: BreakerAction): Command {
       await deployment.controlItems.setOperatorAction(action, auditEntry(actor, action));
       const token = await deployment.controlItems.breakerTaskToken();
       const answered = token !== undefined && (await answer(deployment, token, breakerOutput(action, actor)));
+      // Nobody waited: make sure a run of the pause reads the action (issue 8, defect 1: a trip
+      // whose pause never started, or a run that failed, would leave the action unread for good).
+      const started = answered ? undefined : await ensurePauseRun(deployment, breaker.breaker);
       return {
-        json: { action, answeredWaitingExecution: answered },
-        text:
-          `Recorded ${action} on the breaker.` +
-          (answered
-            ? ' The waiting pause execution has been answered.\n'
-            : ' No pause execution waits for an answer right now: it reads the action at its next checkpoint.\n'),
+        json: { action, answeredWaitingExecution: answered, startedExecution: started ?? null },
+        text: `Recorded ${action} on the breaker. ${
+          answered
+            ? 'The waiting pause execution has been answered.'
+            : started
+              ? `No pause execution waited for it: started ${started}, which carries it out.`
+              : 'No pause execution waits for an answer right now: its running one reads the action at its next checkpoint.'
+        }\n`,
       };
     },
   };
@@ -83,3 +88,14 @@ async function answer(deployment: Deployment, token: string, output: object): Pr
 
 export const resume = breakerCommand('resume');
 export const hold = breakerCommand('hold');
+
+/** Starts the next run of the breaker's pause unless one is running; its name, if started. */
+async function ensurePauseRun(
+  deployment: Deployment,
+  breaker: { readonly epoch: number; readonly reason?: string; readonly stop: boolean } | undefined,
+): Promise<string | undefined> {
+  if (breaker === undefined) return undefined;
+  const pause = { epoch: breaker.epoch, reason: breaker.reason ?? 'outage', stop: breaker.stop };
+  const outcome = await deployment.operations.startPause({ ...pause, ...deployment.config.breakerTimings });
+  return outcome.started ? outcome.executionArn.split(':').at(-1) : undefined;
+}

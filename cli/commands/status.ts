@@ -20,7 +20,9 @@ Shows:
   Mapping     the event source mapping: Enabled = consuming; Disabled = paused (breaker or a person)
   Queue       messages visible (waiting), in flight (being worked on), delayed (backing off)
   Breaker     closed = normal; open = paused after an outage or a stop condition (reason, epoch);
-              half-open = probing. "waiting for operator" = run pq resume or pq hold
+              half-open = probing. "waiting for operator" = run pq resume or pq hold. The pause
+              execution driving it, or NO PAUSE EXECUTION RUNNING: then pq resume (or pq hold)
+              starts one
   Isolation   a trial that runs one message at a time after an unattributable crash
   Replay      allowed, or FROZEN (by whom, why): pq unfreeze --reason "..."
   Records     unresolved quarantine records by reason. awaiting-operator = outcome unknown:
@@ -36,16 +38,22 @@ Next: pq list --group`,
       Promise.all(UNRESOLVED.map((state) => deployment.records.list({ status: state as QuarantineStatus }))),
     ]);
     const byReason = countByReason(records.flat());
+    const breaker = control.breaker.breaker;
+    const pauseRuns =
+      breaker === undefined || breaker.state === 'closed'
+        ? []
+        : await deployment.operations.pauseRuns(breaker.epoch);
     const json = {
       function: deployment.functionName,
       mapping: deployment.mapping ?? null,
       queue,
       breaker: control.breaker,
+      pauseRuns,
       isolation: control.isolation ?? null,
       replay: control.freeze,
       unresolvedRecords: byReason,
     };
-    return { json, text: render(deployment, queue, control, byReason) };
+    return { json, text: render(deployment, queue, control, pauseRuns, byReason) };
   },
 };
 
@@ -80,6 +88,7 @@ function render(
   deployment: Deployment,
   queue: { visible: number; inFlight: number; delayed: number },
   control: ControlView,
+  pauseRuns: readonly PauseRun[],
   byReason: readonly ReasonCount[],
 ): string {
   const { mapping } = deployment;
@@ -92,7 +101,7 @@ function render(
         : 'no event source mapping found for this function',
     ],
     ['Queue', `${queue.visible} visible, ${queue.inFlight} in flight, ${queue.delayed} delayed`],
-    ['Breaker', describeBreaker(control)],
+    ['Breaker', describeBreaker(control, pauseRuns)],
     ['Isolation', describeIsolation(control)],
     ['Replay', describeFreeze(control)],
   ]);
@@ -106,7 +115,12 @@ function render(
   );
 }
 
-function describeBreaker({ breaker: view }: ControlView): string {
+interface PauseRun {
+  readonly name: string;
+  readonly status: string;
+}
+
+function describeBreaker({ breaker: view }: ControlView, pauseRuns: readonly PauseRun[]): string {
   const { breaker } = view;
   if (breaker === undefined || breaker.state === 'closed') return `closed (consuming normally)`;
   const parts = [
@@ -114,10 +128,18 @@ function describeBreaker({ breaker: view }: ControlView): string {
     `reason ${breaker.reason}`,
     `epoch ${breaker.epoch}`,
     `cool-down ${breaker.cooldownSeconds} s`,
-    breaker.stop ? 'STOP: no automatic resume' : 'resumes by itself after a good probe',
   ];
+  const driven = pauseRuns.some((run) => run.status === 'RUNNING');
+  if (breaker.stop) parts.push('STOP: no automatic resume');
+  else if (driven) parts.push('resumes by itself after a good probe');
   if (view.operatorAction) parts.push(`operator said ${view.operatorAction}`);
   if (view.waitingForOperator) parts.push('WAITING FOR OPERATOR: pq resume | pq hold');
+  const runs = pauseRuns.map((run) => `${run.name} ${run.status}`).join(', ');
+  parts.push(
+    driven
+      ? `driven by ${runs}`
+      : `NO PAUSE EXECUTION RUNNING for epoch ${breaker.epoch}: nothing drives it back; pq resume --reason "..." (or pq hold) starts one${runs ? ` (runs: ${runs})` : ''}`,
+  );
   return parts.join('; ');
 }
 

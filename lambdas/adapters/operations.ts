@@ -91,6 +91,21 @@ export class Operations {
     );
   }
 
+  /**
+   * The runs of a pause episode that exist, in order, with their status: what `pq status` shows
+   * and what tells an operator whether anything drives an open breaker back.
+   */
+  async pauseRuns(epoch: number): Promise<{ readonly name: string; readonly status: string }[]> {
+    const runs: { name: string; status: string }[] = [];
+    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+      const name = pauseExecutionName(epoch, run);
+      const status = await this.status(name);
+      if (status === undefined) break;
+      runs.push({ name, status });
+    }
+    return runs;
+  }
+
   /** An operator's answer to an open wait; `output` becomes the waiting state's result. */
   async sendDecision(taskToken: string, output: object): Promise<void> {
     await this.answer('SendTaskSuccess', () =>
@@ -130,6 +145,7 @@ export class Operations {
       const result = await this.sfn.send(new DescribeExecutionCommand({ executionArn }));
       return result.status;
     } catch (error) {
+      if (isSdkError(error, 'ExecutionDoesNotExist')) return undefined;
       throw new OperationsUnavailableError(
         `State machine ${this.stateMachineArn}: execution ${name} not described: ${describeSdkError(error)}`,
         { cause: error },

@@ -1,22 +1,31 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, type Environment, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../contract/env';
 import { PoisonQuarantine, type PoisonQuarantineProps } from '../../lib/poison-quarantine';
 
 export const FIXTURE_PROCESSOR = path.join(__dirname, 'fixtures', 'processor.ts');
 
+/** The fixed account and region of the template tests; `null`: environment-agnostic. */
+const TEST_ENV = { account: '111111111111', region: 'eu-west-1' };
+
 /** A stack holding one PoisonQuarantine with the fixture processor and the given props. */
-export function pipelineStack(props: Partial<PoisonQuarantineProps> = {}) {
+export function pipelineStack(
+  props: Partial<PoisonQuarantineProps> = {},
+  env: Environment | null = TEST_ENV,
+) {
   const app = new App();
-  const stack = new Stack(app, 'Test', { env: { account: '111111111111', region: 'eu-west-1' } });
+  const stack = new Stack(app, 'Test', env === null ? {} : { env });
   const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props });
   return { app, stack, pipeline };
 }
 
-export function synthPipeline(props: Partial<PoisonQuarantineProps> = {}) {
-  const built = pipelineStack(props);
+export function synthPipeline(
+  props: Partial<PoisonQuarantineProps> = {},
+  env: Environment | null = TEST_ENV,
+) {
+  const built = pipelineStack(props, env);
   return { ...built, template: Template.fromStack(built.stack) };
 }
 

@@ -72,7 +72,7 @@ describe('resume and hold', () => {
 
     expect(status.stdout).toMatch(/^Mapping: +Disabled/m);
     expect(status.stdout).toMatch(
-      /STOP: no automatic resume; .*WAITING FOR OPERATOR: pq resume \| pq hold$/m,
+      /STOP: no automatic resume; .*WAITING FOR OPERATOR: pq resume \| pq hold; driven by pause-\d+ RUNNING$/m,
     );
     expect(resume).toMatchObject({
       code: 0,
@@ -89,8 +89,31 @@ describe('resume and hold', () => {
     expect((await cli.run('status')).stdout).toMatch(/^Mapping: +Enabled/m);
   });
 
+  it('given a breaker open with no pause execution, then status names it stuck and resume starts the run that closes it', async () => {
+    // The consumer tripped the breaker and died before starting its pause (issue 8, defect 1).
+    const { epoch } = await control.tripBreaker({ reason: 'outage', now: new Date(), stop: false });
+
+    const status = await cli.run('status');
+    const resume = await cli.run('resume', '--reason', 'the trip was never followed by a pause');
+
+    expect(status.stdout).toMatch(
+      new RegExp(
+        `^Breaker: +OPEN .*NO PAUSE EXECUTION RUNNING for epoch ${epoch}: nothing drives it back; pq resume --reason`,
+        'm',
+      ),
+    );
+    expect(resume).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`started pause-${epoch}, which carries it out`),
+    });
+    await eventually('the started run to close the breaker', async () =>
+      (await breakerItem()).state?.S === 'closed' ? true : undefined,
+    );
+    expect((await cli.run('status')).stdout).toMatch(/^Mapping: +Enabled/m);
+  });
+
   it('writes operatorAction with an audit entry on the breaker item; status shows it', async () => {
-    await control.tripBreaker({ reason: 'outage', now: new Date(), stop: false });
+    const { epoch } = await control.tripBreaker({ reason: 'outage', now: new Date(), stop: false });
 
     const hold = await cli.run('hold', '--reason', 'payments API still down');
     const held = await breakerItem();
@@ -100,12 +123,11 @@ describe('resume and hold', () => {
     expect(hold).toStrictEqual({
       code: 0,
       stderr: '',
-      stdout:
-        'Recorded hold on the breaker. No pause execution waits for an answer right now: it reads the action at its next checkpoint.\n',
+      stdout: `Recorded hold on the breaker. No pause execution waited for it: started pause-${epoch}, which carries it out.\n`,
     });
     expect(held.operatorAction).toStrictEqual({ S: 'hold' });
     expect(status.stdout).toMatch(
-      /^Breaker: +OPEN since \S+; reason outage; epoch \d+; .*operator said hold$/m,
+      /^Breaker: +OPEN since \S+; reason outage; epoch \d+; .*operator said hold/m,
     );
     expect(resume.code).toBe(0);
     const item = await breakerItem();

@@ -38,7 +38,7 @@ export interface PipelineNames {
   readonly quarantineBucket: string;
   readonly sourceQueueUrl: string;
   readonly sourceQueueArn: string;
-  /** The operations state machine as deployed (see `stateMachineArn` below for why not the env's). */
+  /** The operations state machine as deployed. */
   readonly stateMachineArn: string;
 }
 
@@ -87,8 +87,6 @@ function namesOf(stack: LocalStack): PipelineNames {
     quarantineBucket: env(ENV.quarantineBucket),
     sourceQueueUrl: env(ENV.sourceQueueUrl),
     sourceQueueArn: env(ENV.sourceQueueArn),
-    // The construct formats this ARN from the stack's fixed env (eu-west-1, 111111111111), so the
-    // resolved variable names an ARN moto never created: use the deployed one.
     stateMachineArn: stateMachine.arn,
   };
 }
@@ -98,7 +96,8 @@ export function pipelineTemplate(): CfnTemplate {
   const dir = join(tmpdir(), 'pq-adapter-templates');
   const file = join(dir, `${sourcesHash()}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as CfnTemplate;
-  const template = synthPipeline().template.toJSON() as CfnTemplate;
+  // Environment-agnostic: the ARNs the construct formats then resolve to the local account.
+  const template = synthPipeline({}, null).template.toJSON() as CfnTemplate;
   mkdirSync(dir, { recursive: true });
   // Two test files may synthesize at once: write aside, then rename (atomic on one file system).
   const partial = `${file}.${process.pid}.tmp`;
