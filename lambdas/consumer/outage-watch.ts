@@ -39,8 +39,19 @@ export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason):
   const stop = pauseWaitsForOperator(reason);
   const tripped = await deps.control.tripBreaker({ reason, now: deps.now(), stop });
   if (!tripped.tripped) return;
-  await keepPauseAlive(deps, { epoch: tripped.epoch, reason, stop });
   deps.logger.warn('consumption paused', { event: 'paused', reason, stop, epoch: tripped.epoch });
+  try {
+    await keepPauseAlive(deps, { epoch: tripped.epoch, reason, stop });
+  } catch (error) {
+    // The breaker is open, which is the pause: the run that drives it back is restarted by the
+    // next batch that finds it open (or by pq resume). Failing here would leave the attempt
+    // that tripped it unsettled, to be taken for a crash and charged.
+    deps.logger.error('the pause execution could not be started', {
+      event: 'pause-unstarted',
+      epoch: tripped.epoch,
+      error: error as Error,
+    });
+  }
 }
 
 /**

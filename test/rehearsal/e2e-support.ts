@@ -18,6 +18,7 @@ import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
 import { SourceQueue } from '../../lambdas/adapters/source-queue';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
+import type { FaultSpec } from '../../local/faults/shared-plan';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
 import { LOCAL_CREDENTIALS } from '../../local/moto';
 import type { OutsideSystem, OutsideSystemOptions } from '../../local/rehearsal/outside-system';
@@ -30,6 +31,8 @@ export interface E2eSettings {
   readonly environments?: number;
   readonly pipeline?: Omit<PoisonQuarantineProps, 'processorEntry' | 'consumerTimeout'>;
   readonly outside?: OutsideSystemOptions;
+  /** Named faults injected into the consumer's port calls (local/faults). @default none */
+  readonly faults?: readonly FaultSpec[];
 }
 
 export interface MappingView {
@@ -118,6 +121,7 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
     pipeline: { ...settings.pipeline, consumerTimeout: Duration.seconds(settings.consumerTimeoutSeconds) },
     ...(settings.environments === undefined ? {} : { environments: settings.environments }),
     ...(settings.outside === undefined ? {} : { outside: settings.outside }),
+    ...(settings.faults === undefined ? {} : { faults: settings.faults }),
   });
   const { clients, aws } = pipeline;
   const env = pipeline.env;

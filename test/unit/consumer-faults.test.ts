@@ -352,6 +352,19 @@ describe('an open breaker always has a pause driving it back (issue 8, defect 1)
     expect([...world.operations.executions.keys()]).toEqual(['pause-1']);
   });
 
+  it('given the pause start fails right after the trip, then the attempt that tripped it is still settled, uncharged', async () => {
+    // Prepare: the trip lands, its StartExecution is refused.
+    const { world } = outageWorld([{ at: 'operations.startPause', error: 'server-error' }]);
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess: no attempt is left in flight, to be taken for a crash and charged later.
+    expect(world.control.breaker?.record.state).toBe('open');
+    const items = labels.map((label) => world.ledger.get(`id-${label}`)).filter((item) => item !== undefined);
+    expect(items.map((item) => [item.state, item.charged])).toEqual(items.map(() => ['ready', 0]));
+  });
+
   it('given the pause run failed while the breaker stays open, then a second run of the epoch is started', async () => {
     // Prepare
     const { world } = outageWorld();
