@@ -62,14 +62,21 @@ describe('a batch of ten with a poison message in the middle', () => {
     // The redelivered batch may crash again, so its finished records are deleted right away
     // instead of waiting for a batch response the crash would never send.
     // Judged by the invocations that held each, not by log lines: a line written just before
-    // the worker is SIGKILLed may never reach the pipe.
+    // the worker is SIGKILLed may never reach the pipe. On a loaded machine the time guard may
+    // hand one back uncharged before its turn, so it can come a third time, never to be redone.
+    const heldBy = ['B1', 'B2', 'B3', 'B4'].map(
+      (label) => test.invocationsOf(keyOf.get(label) as string).length,
+    );
+    expect(
+      heldBy.every((count) => count >= 2 && count <= 3),
+      String(heldBy),
+    ).toBe(true);
+    expect(heldBy.filter((count) => count === 2).length, String(heldBy)).toBeGreaterThan(0);
     for (const label of ['B1', 'B2', 'B3', 'B4']) {
-      const key = keyOf.get(label) as string;
-      expect(test.invocationsOf(key), label).toHaveLength(2);
-      const outcomes = test.log.recordsOf(key).map((line) => line.outcome.kind);
+      const outcomes = test.log.recordsOf(keyOf.get(label) as string).map((line) => line.outcome.kind);
       expect(outcomes[0], label).toBe('completed');
       expect(
-        outcomes.slice(1).every((kind) => kind === 'duplicate'),
+        outcomes.slice(1).every((kind) => kind === 'duplicate' || kind === 'returned'),
         label,
       ).toBe(true);
     }

@@ -53,7 +53,8 @@ describe('given Step Functions refuses every pause the consumer starts', () => {
         mapping: (await e2e.mapping()).state,
         waiting: (await e2e.queueDepth()).total,
       }),
-      (value) => value.executions === 0 && value.mapping === 'Enabled' && value.waiting === KEYS.length,
+      // SQS's approximate counts may see a record handed back twice for a moment: at least all.
+      (value) => value.executions === 0 && value.mapping === 'Enabled' && value.waiting >= KEYS.length,
       2_000,
     );
   }, 120_000);
