@@ -4,8 +4,9 @@
  * before it come back twice more; none is redone (rule 13), the five after it complete once the
  * poison is quarantined, and the poison uses exactly its budget (rules 2 and 5).
  *
- * Limit 2 and a 2 s consumer timeout: a batch of ten must not come near its deadline on a busy
- * machine (a timeout is a crash too), and two visibility timeouts of 12 s keep the file short.
+ * Limit 2 and a 4 s consumer timeout: a batch of ten must not come near its deadline on a busy
+ * machine (a timeout is a crash too, and the time guard hands late records back), and two
+ * visibility timeouts of 24 s keep the file short enough.
  */
 import { Duration } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ let items: Map<string, LedgerEntry | undefined>;
 
 beforeAll(async () => {
   test = await startTestPipeline({
-    consumerTimeoutSeconds: 2,
+    consumerTimeoutSeconds: 4,
     // The batching window gathers all ten sends into one batch.
     pipeline: {
       batchSize: 10,
@@ -34,8 +35,8 @@ beforeAll(async () => {
     LABELS.map((label) => demoBody(label, label === POISON ? 'crash-in-parser' : 'succeed')),
   );
   for (const [index, label] of LABELS.entries()) keyOf.set(label, keys[index]);
-  items = await waitUntilSettled(test.probe, [...keyOf.values()], 45_000);
-}, 90_000);
+  items = await waitUntilSettled(test.probe, [...keyOf.values()], 100_000);
+}, 150_000);
 afterAll(async () => {
   await test?.stop();
 });
