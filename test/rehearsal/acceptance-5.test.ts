@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
 import { demoBody, startTestPipeline, type TestPipeline, waitUntilSettled } from './support';
 
-const CONSUMER_TIMEOUT_SECONDS = 1;
+// 3 s: a quarantine (two S3 puts, the record, the ledger) must finish well inside it on a loaded
+// runner; killed half-way it leaves a second record (issue 8, defect 4, still open).
+const CONSUMER_TIMEOUT_SECONDS = 3;
 const VISIBILITY_MS = CONSUMER_TIMEOUT_SECONDS * 6 * 1000;
 
 /**
@@ -61,18 +63,22 @@ describe('a quarantined message, as an operator reads it', () => {
     expect(envelope).toMatchObject({ messageId, reason: 'permanent-error', quarantineId: record.id });
   });
 
-  it('is not replayed: after 3 visibility timeouts the queue is empty and no new attempt started', async () => {
-    const invocations = test.invocationsOf(messageId).length;
-    await new Promise((resolve) => setTimeout(resolve, 3 * VISIBILITY_MS + 1_000));
-    expect(await test.probe.queueDepth()).toMatchObject({ total: 0 });
-    // The attempts the record counted are all there are: none started since.
-    expect(await test.probe.ledger.get(messageId)).toMatchObject({
-      state: 'quarantined',
-      attempts: record.attemptsStarted,
-      quarantineId: record.id,
-    });
-    expect(test.invocationsOf(messageId)).toHaveLength(invocations);
-    expect(await test.probe.quarantine.get(record.id)).toMatchObject({ status: 'open', audit: [] });
-    expect(await test.probe.quarantineRecords()).toHaveLength(1);
-  }, 40_000);
+  it(
+    'is not replayed: after 3 visibility timeouts the queue is empty and no new attempt started',
+    async () => {
+      const invocations = test.invocationsOf(messageId).length;
+      await new Promise((resolve) => setTimeout(resolve, 3 * VISIBILITY_MS + 1_000));
+      expect(await test.probe.queueDepth()).toMatchObject({ total: 0 });
+      // The attempts the record counted are all there are: none started since.
+      expect(await test.probe.ledger.get(messageId)).toMatchObject({
+        state: 'quarantined',
+        attempts: record.attemptsStarted,
+        quarantineId: record.id,
+      });
+      expect(test.invocationsOf(messageId)).toHaveLength(invocations);
+      expect(await test.probe.quarantine.get(record.id)).toMatchObject({ status: 'open', audit: [] });
+      expect(await test.probe.quarantineRecords()).toHaveLength(1);
+    },
+    3 * VISIBILITY_MS + 20_000,
+  );
 });
