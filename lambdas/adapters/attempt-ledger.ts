@@ -89,8 +89,7 @@ const BEGIN_ATTEMPT =
 /** A first start (or an item written before these counters existed) gets them at 0. */
 const COUNTER_DEFAULTS =
   '#charged = if_not_exists(#charged, :zero), #transientFailures = if_not_exists(#transientFailures, :zero), ' +
-  '#unknownFailures = if_not_exists(#unknownFailures, :zero), #probeFailures = if_not_exists(#probeFailures, :zero), ' +
-  '#generation = if_not_exists(#generation, :zero)';
+  '#unknownFailures = if_not_exists(#unknownFailures, :zero), #generation = if_not_exists(#generation, :zero)';
 
 const IN_FLIGHT = S('in-flight');
 const READY = S('ready');
@@ -190,13 +189,12 @@ export class AttemptLedger {
       key,
       attemptId,
       'SET #state = :ready, #charged = :charged, #transientFailures = :transient, #unknownFailures = :unknown, ' +
-        `#probeFailures = :probe, #lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''} REMOVE #envId`,
+        `#lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''} REMOVE #envId`,
       {
         ':ready': READY,
         ':charged': N(counters.charged),
         ':transient': N(counters.transientFailures),
         ':unknown': N(counters.unknownFailures),
-        ':probe': N(counters.probeFailures),
         ':now': S(failure.now.toISOString()),
         ...(lastError ? { ':lastError': evidenceToAttribute(lastError) } : {}),
       },
@@ -319,7 +317,7 @@ export class AttemptLedger {
     const outcome = await this.update('resetForReplay', key, {
       update:
         'SET #state = :ready, #charged = :zero, #transientFailures = :zero, #unknownFailures = :zero, ' +
-        `#probeFailures = :zero, #replayedAt = :now${quarantineId === undefined ? '' : ', #replayOf = :quarantineId'} ` +
+        `#replayedAt = :now${quarantineId === undefined ? '' : ', #replayOf = :quarantineId'} ` +
         'REMOVE #external, #unrepeatable, #quarantineId, #envId ADD #generation :one',
       condition:
         quarantineId === undefined ? IS_QUARANTINED : `${IS_QUARANTINED} AND #quarantineId = :quarantineId`,

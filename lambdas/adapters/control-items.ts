@@ -27,8 +27,9 @@ export function toBreaker(item: Item, defaultCooldownSeconds: number): BreakerRe
   const reason = read.optionalString('reason') ?? '';
   const openedAt = epochMillis(item.openedAt) ?? 0;
   if (state === 'half-open') {
-    const probeFailed = (read.optionalNumber('probeFailures') ?? 0) > 0;
-    return { state, reason, epoch, openedAt, cooldownSeconds, stop: false, probeFailed };
+    const probeSuccesses = read.optionalNumber('probeSuccesses') ?? 0;
+    const probeFailures = read.optionalNumber('probeFailures') ?? 0;
+    return { state, reason, epoch, openedAt, cooldownSeconds, stop: false, probeSuccesses, probeFailures };
   }
   if (state === 'open')
     return { state, reason, epoch, openedAt, cooldownSeconds, stop: item.stop?.BOOL ?? false };

@@ -23,7 +23,6 @@ export function toLedgerEntry(item: Item): LedgerEntry {
     charged: read.counter('charged'),
     transientFailures: read.counter('transientFailures'),
     unknownFailures: read.counter('unknownFailures'),
-    probeFailures: read.counter('probeFailures'),
     generation: read.counter('generation'),
     attemptId: read.string('attemptId'),
     messageId: read.string('messageId'),

@@ -5,9 +5,12 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
+  type BreakerRecord,
   type HalfOpenBreaker,
   holdingBreaker,
+  nextWindowSeconds,
   type OpenBreaker,
+  probesTheWindow,
   returnAfterPauseSeconds,
 } from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
@@ -71,7 +74,7 @@ export async function handleBatch(
   let isolationActive = snapshot.isolation?.active === true;
   const session: RecordSession = {
     shares: state.shares,
-    probing: snapshot.breaker?.state === 'half-open',
+    probing: probesTheWindow(snapshot.breaker),
     isolationActive: () => isolationActive,
     paused: () => paused !== undefined,
     pause: (why) => {
@@ -141,9 +144,9 @@ export async function handleBatch(
     await runPool(await orderSuspects(deps, suspects), () => 1, run);
   }
   if (paused === 'outage') {
-    // This batch paused for an outage: what it hands back is what the probe needs after the
-    // cool-down. A stop waits for a person: its records keep their visibility timeout.
-    const wait = deps.config.policy.breakerCooldownSeconds;
+    // This batch paused for an outage: what it hands back is what the next probe needs. A stop
+    // waits for a person: its records keep their visibility timeout.
+    const wait = handBackSeconds(deps, snapshot.breaker);
     const returned = records.filter(
       (record) => (outcomes.get(record.messageId) ?? NOT_STARTED).kind === 'returned',
     );
@@ -154,6 +157,16 @@ export async function handleBatch(
     return outcome.kind === 'retry' || outcome.kind === 'returned';
   });
   return { batchItemFailures: [...held, ...failed].map((record) => ({ itemIdentifier: record.messageId })) };
+}
+
+/**
+ * When a record this batch handed back for an outage comes again: after the first cool-down
+ * when the batch tripped the breaker, in the next window when it was the probe.
+ */
+function handBackSeconds(deps: ConsumerDeps, breaker: BreakerRecord | undefined): number {
+  return breaker?.state === 'half-open'
+    ? nextWindowSeconds(breaker.cooldownSeconds, deps.config.breakerTimings)
+    : deps.config.policy.breakerCooldownSeconds;
 }
 
 /**

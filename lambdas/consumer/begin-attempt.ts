@@ -105,13 +105,11 @@ async function carryOut(
     case 'proceed': {
       if (decision.crash !== 'none' && decision.failureEvent) {
         const paused = await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'crash' });
-        const probeFailed = session.probing && !isPoisonSuspect(previous, 'crash');
-        if (probeFailed) await deps.control.recordProbe('failure');
+        if (session.probing && !isPoisonSuspect(previous, 'crash')) await deps.control.recordProbe('failure');
         if (paused) {
           session.pause('outage');
           // An outage, not poison: settle the crashed attempt without charging it.
-          const counters = { ...previous, probeFailures: previous.probeFailures + (probeFailed ? 1 : 0) };
-          await deps.ledger.recordFailure(previous.key, previous.attemptId, { counters, now });
+          await deps.ledger.recordFailure(previous.key, previous.attemptId, { counters: previous, now });
           return handBackUnlessLastReceive(deps, session, record, previous, async () => PAUSED);
         }
       }
@@ -214,7 +212,6 @@ function collidingItem(record: SQSRecord, previous: LedgerItem, now: Date): Ledg
     charged: 0,
     transientFailures: 0,
     unknownFailures: 0,
-    probeFailures: 0,
     generation: previous.generation,
     attemptId: 'none',
     messageId: record.messageId,

@@ -116,18 +116,16 @@ async function endWithError(
     settleWrite(deps, remainingTimeMs, () =>
       deps.ledger.recordFailure(item.key, item.attemptId, { counters, lastError: evidence, now: deps.now() }),
     );
-  // In a probe, a suspect's failure says nothing about the dependency: it is the message's own.
-  if (decision.failureEvent && !(session.probing && isPoisonSuspect(item, errorClass))) {
+  if (decision.failureEvent) {
     const paused = await reportFailureEvent(deps, failureEvent);
     // A half-open probe failing on a healthy message says the dependency is still down: the
     // breaker reopens, and the message must not spend its budget on the same outage.
-    if (session.probing) await deps.control.recordProbe('failure');
-    if (paused || session.probing) {
+    const probeFailed = session.probing && !isPoisonSuspect(item, errorClass);
+    if (probeFailed) await deps.control.recordProbe('failure');
+    if (paused || probeFailed) {
       session.pause('outage');
-      // Rule 7: during an outage nothing is charged and nothing is quarantined; the failed
-      // probe is counted on the message, which may be failing by itself.
-      const counters = { ...item, probeFailures: item.probeFailures + (session.probing ? 1 : 0) };
-      await settleFailure(counters);
+      // Rule 7: during an outage nothing is charged and nothing is quarantined.
+      await settleFailure(item);
       return handBackUnlessLastReceive(
         deps,
         session,

@@ -31,11 +31,9 @@ export interface HalfOpenBreaker {
   readonly openedAt: number;
   readonly cooldownSeconds: number;
   readonly stop: false;
-  /**
-   * A probe of this window failed already: that is the window's verdict, and the state machine
-   * reopens at its end. Probing on would spend a receive and a call per batch for nothing.
-   */
-  readonly probeFailed: boolean;
+  /** Probes of this window that succeeded and failed, as the consumers counted them. */
+  readonly probeSuccesses: number;
+  readonly probeFailures: number;
 }
 
 export type BreakerRecord = ClosedBreaker | OpenBreaker | HalfOpenBreaker;
@@ -53,34 +51,45 @@ export function pauseWaitsForOperator(reason: PauseReason): boolean {
 }
 
 /**
- * Failed probes after which a message is suspected rather than the dependency. A message that
- * fails on every attempt would otherwise fail every probe: the breaker would never close, and
- * the queue would stop for good behind it. Two, so that one unlucky probe does not suffice.
- */
-export const PROBE_FAILURES_BEFORE_SUSPECT = 2;
-
-/**
  * Whether a failed probe points at the message rather than the dependency: a non-transient
- * error, or a transient error or crash on a message with charged attempts, unknown errors or
- * failed probes behind it. Transient failures alone do not make a suspect: during an outage
- * every message has them, and the breaker would never reopen.
+ * error, or a transient error or crash on a message with charged attempts or unknown errors
+ * behind it. Transient failures alone do not make a suspect: during an outage every message
+ * has them, and the breaker would never reopen.
  */
 export function isPoisonSuspect(item: FailureCounters, failure: ErrorClass | 'crash'): boolean {
   if (failure !== 'transient' && failure !== 'crash') {
     return true;
   }
-  return item.charged > 0 || item.unknownFailures > 0 || item.probeFailures >= PROBE_FAILURES_BEFORE_SUSPECT;
+  return item.charged > 0 || item.unknownFailures > 0;
 }
 
 /**
- * The breaker when it holds batches back untouched: open, or half-open with its window's probe
- * already failed.
+ * Failed probes after which a window with no success is the dependency's verdict. One may be
+ * the message's own (a message failing on every attempt would otherwise fail every window and
+ * hold the breaker for good): a second message still probes. Two is the dependency, and probing
+ * on would spend a receive and a call per batch for nothing.
+ */
+export const FAILED_PROBES_OF_A_DOWN_DEPENDENCY = 2;
+
+/**
+ * The breaker when it holds batches back untouched: open, or half-open with its window already
+ * decided against the dependency.
  */
 export function holdingBreaker(
   breaker: BreakerRecord | undefined,
 ): OpenBreaker | HalfOpenBreaker | undefined {
-  if (breaker?.state === 'open' || (breaker?.state === 'half-open' && breaker.probeFailed)) return breaker;
-  return undefined;
+  if (breaker?.state === 'open') return breaker;
+  if (breaker?.state !== 'half-open' || breaker.probeSuccesses > 0) return undefined;
+  return breaker.probeFailures >= FAILED_PROBES_OF_A_DOWN_DEPENDENCY ? breaker : undefined;
+}
+
+/**
+ * Whether a batch is a probe: half-open and no probe of the window succeeded yet. After a
+ * success the dependency works (the state machine restores consumption at the window's end),
+ * so what fails later fails by itself, on its own budget.
+ */
+export function probesTheWindow(breaker: BreakerRecord | undefined): boolean {
+  return breaker?.state === 'half-open' && breaker.probeSuccesses === 0;
 }
 
 /**
@@ -95,12 +104,20 @@ export function holdingBreaker(
 export function returnAfterPauseSeconds(
   breaker: OpenBreaker | HalfOpenBreaker,
   now: number,
-  timings: { readonly probeSeconds: number; readonly maxCooldownSeconds: number },
+  timings: WindowTimings,
 ): number | undefined {
   if (breaker.stop) return undefined;
-  if (breaker.state === 'half-open') {
-    return Math.min(2 * breaker.cooldownSeconds, timings.maxCooldownSeconds) + timings.probeSeconds;
-  }
+  if (breaker.state === 'half-open') return nextWindowSeconds(breaker.cooldownSeconds, timings);
   const coolDownLeft = Math.ceil((breaker.openedAt + breaker.cooldownSeconds * 1000 - now) / 1000);
   return Math.max(timings.probeSeconds, coolDownLeft);
+}
+
+type WindowTimings = { readonly probeSeconds: number; readonly maxCooldownSeconds: number };
+
+/**
+ * From a half-open window whose probe failed to the end of the next window: this window ends
+ * within `probeSeconds`, and the breaker reopens with its cool-down doubled (capped).
+ */
+export function nextWindowSeconds(cooldownSeconds: number, timings: WindowTimings): number {
+  return Math.min(2 * cooldownSeconds, timings.maxCooldownSeconds) + timings.probeSeconds;
 }

@@ -39,8 +39,6 @@ export interface LedgerItem {
   readonly charged: number;
   readonly transientFailures: number;
   readonly unknownFailures: number;
-  /** Half-open probes that failed on this message in this generation (core/breaker.ts). */
-  readonly probeFailures: number;
   /** 0, +1 on every operator replay (a fresh budget). */
   readonly generation: number;
   readonly attemptId: string;
@@ -84,7 +82,6 @@ export interface FailureCounters {
   readonly charged: number;
   readonly transientFailures: number;
   readonly unknownFailures: number;
-  readonly probeFailures: number;
 }
 
 /** Every number the decisions depend on; built by `parseConfig` or `defaultPolicy`. */

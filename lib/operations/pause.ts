@@ -2,8 +2,8 @@
  * Rule 7 (and 11): pause consumption. Remember the mapping's settings, disable it and wait until
  * it IS disabled, record the breaker open, alert. A stop waits for the operator; otherwise cool
  * down, half-open at the smallest footprint, and judge the probe by the counters the consumer
- * keeps on the breaker item: a failure reopens with the cool-down doubled (capped), a success or
- * silence restores the remembered settings. The operator's `operatorAction` is read at each loop
+ * keeps on the breaker item: failures and no success reopen with the cool-down doubled (capped),
+ * a success or silence restores the remembered settings. The operator's `operatorAction` is read at each loop
  * point. Timings come in the input, so tests scale them down to seconds.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
@@ -182,11 +182,19 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
     'Enabling the mapping for a probe',
   );
 
-  // A failed probe doubles the cool-down, up to its cap, and disables the mapping again.
-  const failures = `$.control.Item.${A.probeFailures}.N`;
+  // A window whose probes failed and none succeeded doubles the cool-down, up to its cap, and
+  // disables the mapping again. One success says the dependency works: what failed beside it
+  // failed by itself, and meets its own budget once consumption is restored.
+  const counted = (attribute: string) => {
+    const path = `$.control.Item.${attribute}.N`;
+    return sfn.Condition.and(
+      sfn.Condition.isPresent(path),
+      sfn.Condition.not(sfn.Condition.stringEquals(path, '0')),
+    );
+  };
   const probeFailed = sfn.Condition.and(
-    sfn.Condition.isPresent(failures),
-    sfn.Condition.not(sfn.Condition.stringEquals(failures, '0')),
+    counted(A.probeFailures),
+    sfn.Condition.not(counted(A.probeSuccesses)),
   );
   const doubleCooldown = new sfn.Pass(scope, 'DoubleCooldown', {
     parameters: {

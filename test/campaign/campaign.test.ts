@@ -19,10 +19,10 @@ const SCHEDULES = 10_000;
  * Invariants the current consumer still breaks (see cases/): each test is expected to fail
  * until its defect is fixed. Remove a name once its fix lands, and the test guards it.
  */
-const OPEN_INVARIANTS = new Set<InvariantName>(['nothing-charged-or-quarantined-for-an-outage']);
+const OPEN_INVARIANTS = new Set<InvariantName>([]);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>(['outage-probes-spend-a-healthy-messages-budget']);
+const OPEN_CASES = new Set<string>([]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;

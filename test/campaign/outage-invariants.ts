@@ -8,18 +8,23 @@
  * and no quarantine record may come from a delivery received after the outage was evident
  * (outage-evidence.ts: the breaker's threshold was reachable and reached). Before that moment a
  * working breaker cannot have tripped, so what happened then is not held against the consumer.
- * One exception: a probe (breaker half-open) whose keyless call hung may be quarantined as
- * outcome unknown, since the call may have happened (rule 8 outranks rule 7).
+ * Two exceptions: a probe (breaker half-open) whose keyless call hung may be quarantined as
+ * outcome unknown, since the call may have happened (rule 8 outranks rule 7); and a
+ * `receive-limit` record is where the message would otherwise have gone to the backstop, so it
+ * is judged as a backstop arrival, by the next invariant.
  *
- * no-backstop-from-own-failures (a) holds when no message reaches the backstop that would not
- * have without the receives our own AWS calls wasted while the breaker stood closed after such an
- * outage was evident; probes and sporadic faults before the evidence are the design's cost.
+ * no-backstop-from-own-failures (a) holds when no message reaches the backstop (or its last
+ * receive, quarantined as `receive-limit` instead) that would not have without the receives our
+ * own AWS calls wasted while the breaker stood closed after such an outage was evident; probes
+ * and sporadic faults before the evidence are the design's cost. A message whose last script
+ * fails (it repeats for every later attempt) never completes: alone in the queue it fails every
+ * probe, like an outage, and reaches that limit however few receives were wasted.
  */
 import { DEFAULTS } from '../../contract/defaults';
 import type { Verdict } from './invariants';
 import { outageEvident } from './outage-evidence';
 import type { Observation } from './run-schedule';
-import type { CampaignEvent, Schedule } from './schedule';
+import type { CampaignEvent, MessageSpec, Schedule } from './schedule';
 import type { Trace } from './trace';
 
 const OUTAGE_ONLY_EVENTS: ReadonlySet<CampaignEvent['do']> = new Set([
@@ -60,6 +65,7 @@ export function chargedOrQuarantinedForOutage({
     const decisive = decisiveReceive(trace, record);
     if (decisive === undefined || !outageEvident(trace, decisive, rule)) continue;
     if (decisive.breaker === 'half-open' && record.reason === 'outcome-unknown') continue;
+    if (record.reason === 'receive-limit') continue;
     problems.push(
       `record ${record.id} (${record.reason}) was quarantined from a delivery received after ${schedule.config.outageThreshold} keys had failed in the outage (breaker ${decisive.breaker})`,
     );
@@ -67,10 +73,23 @@ export function chargedOrQuarantinedForOutage({
   return { applicable: true, problems };
 }
 
-export function backstopFromOwnFailures({ schedule, world, trace }: Observation): Omit<Verdict, 'invariant'> {
+export function backstopFromOwnFailures({
+  schedule,
+  world,
+  trace,
+  sent,
+}: Observation): Omit<Verdict, 'invariant'> {
   const rule = { threshold: schedule.config.outageThreshold, by: new Set(['own'] as const) };
   const problems: string[] = [];
-  for (const message of world.queue.backstop) {
+  const lastReceives = [...world.quarantine.records.values()]
+    .filter((record) => record.reason === 'receive-limit')
+    .map((record) => ({ messageId: record.messageId, receiveCount: DEFAULTS.backstopMaxReceiveCount }));
+  // By key: an operator's replay is another message with the same work.
+  const failsForever = new Set(
+    schedule.messages.filter(lastScriptFails).map((spec) => sent.get(spec.id)?.key),
+  );
+  for (const message of [...world.queue.backstop, ...lastReceives]) {
+    if (failsForever.has(sent.get(message.messageId)?.key)) continue;
     const wasted = trace.receives.filter(
       (r) =>
         r.messageId === message.messageId &&
@@ -80,7 +99,7 @@ export function backstopFromOwnFailures({ schedule, world, trace }: Observation)
     ).length;
     if (wasted > 0 && message.receiveCount - wasted < DEFAULTS.backstopMaxReceiveCount) {
       problems.push(
-        `message ${message.messageId} reached the backstop after ${message.receiveCount} receives, ${wasted} of them wasted by our own failing tables while the breaker stayed closed`,
+        `message ${message.messageId} reached the backstop (or its last receive) after ${message.receiveCount} receives, ${wasted} of them wasted by our own failing tables while the breaker stayed closed`,
       );
     }
   }
@@ -105,4 +124,10 @@ function decisiveReceive(
       : undefined;
   const before = hung?.seq ?? created;
   return trace.receives.filter((r) => r.key === record.messageKey && r.seq < before).at(-1);
+}
+
+function lastScriptFails(spec: MessageSpec): boolean {
+  return (spec.scripts.at(-1) ?? []).some(
+    (step) => step.do === 'throw' || step.do === 'crash' || (step.do === 'external' && step.result !== 'ok'),
+  );
 }

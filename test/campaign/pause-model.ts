@@ -3,8 +3,8 @@
  * world's control table and executions. Each RUNNING `pause-<epoch>` execution: records the
  * breaker open and disables the mapping; a stop (input.stop) then waits for an operator's
  * resume; otherwise it cools down, goes half-open and lets one probe footprint through
- * (batch 1), then reads the probe counters: a failure reopens with the cool-down doubled
- * (capped), a success or silence restores the mapping and closes the breaker. Every write is
+ * (batch 1), then reads the probe counters: failures and no success reopen with the cool-down
+ * doubled (capped); a success or silence restores the mapping and closes the breaker. Every write is
  * conditioned on the epoch: an execution that finds a newer epoch steps aside ("Superseded").
  * Left out: the mapping's asynchronous disable (taken as immediate), notifications, `hold`.
  */
@@ -150,7 +150,8 @@ export class PauseModel {
         openedAt,
         cooldownSeconds,
         stop: false,
-        probeFailed: false,
+        probeSuccesses: 0,
+        probeFailures: 0,
       },
       probeSuccesses: 0,
       probeFailures: 0,
@@ -159,10 +160,10 @@ export class PauseModel {
     run.until += run.probeSeconds * 1000;
   }
 
-  /** JudgeProbe: any failure reopens with the cool-down doubled (capped); else restore and close. */
+  /** JudgeProbe: failures and no success reopen with the cool-down doubled (capped); else restore and close. */
   private judgeProbe(run: Running): void {
-    const failures = this.world.control.breaker?.probeFailures ?? 0;
-    if (failures === 0) {
+    const { probeFailures = 0, probeSuccesses = 0 } = this.world.control.breaker ?? {};
+    if (probeFailures === 0 || probeSuccesses > 0) {
       this.close(run);
       return;
     }

@@ -75,7 +75,6 @@ describe('start', () => {
       charged: 0,
       transientFailures: 0,
       unknownFailures: 0,
-      probeFailures: 0,
       generation: 0,
       attemptId: input.attemptId,
       envId: 'env-a',
@@ -147,7 +146,7 @@ describe('start', () => {
       at: T0.toISOString(),
     });
     await ledger.recordFailure(key, first.attemptId, {
-      counters: { charged: 1, transientFailures: 0, unknownFailures: 1, probeFailures: 0 },
+      counters: { charged: 1, transientFailures: 0, unknownFailures: 1 },
       lastError: EVIDENCE,
       now: T0,
     });
@@ -164,7 +163,6 @@ describe('start', () => {
       charged: 1,
       transientFailures: 0,
       unknownFailures: 1,
-      probeFailures: 0,
       generation: 0,
       attemptId: second.attemptId,
       envId: 'env-b',
@@ -306,7 +304,7 @@ describe('writes during and at the end of an attempt', () => {
     await ledger.start(current);
 
     const item = await ledger.recordFailure(key, current.attemptId, {
-      counters: { charged: 0, transientFailures: 1, unknownFailures: 0, probeFailures: 0 },
+      counters: { charged: 0, transientFailures: 1, unknownFailures: 0 },
       lastError: { ...EVIDENCE, class: 'transient', stackHead: '' },
       now: T1,
     });
@@ -381,7 +379,7 @@ describe('operator side', () => {
       at: T0.toISOString(),
     });
     await ledger.recordFailure(key, current.attemptId, {
-      counters: { charged: 2, transientFailures: 1, unknownFailures: 1, probeFailures: 0 },
+      counters: { charged: 2, transientFailures: 1, unknownFailures: 1 },
       lastError: EVIDENCE,
       now: T0,
     });

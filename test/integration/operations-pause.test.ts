@@ -101,6 +101,19 @@ describe('pause: cool-down and half-open probing', () => {
     expect(events).toEqual(['paused', 'resumed']);
   });
 
+  it('restores when a probe of the window succeeded, whatever else failed in it: the failure was the message', async () => {
+    const executionArn = await pause();
+    await halfOpen();
+
+    await ops.update(ops.tables.control, BREAKER, 'ADD probeFailures :one, probeSuccesses :one', {
+      ':one': { N: '1' },
+    });
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    expect((await breaker()).state).toStrictEqual({ S: 'closed' });
+  });
+
   it('closes after a probe window without traffic', async () => {
     const executionArn = await pause({ probeSeconds: 1 });
 

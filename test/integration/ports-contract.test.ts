@@ -70,7 +70,6 @@ function begun(key: string, attemptId: string, overrides: Partial<LedgerEntry> =
     charged: 0,
     transientFailures: 0,
     unknownFailures: 0,
-    probeFailures: 0,
     generation: 0,
     attemptId,
     envId: 'env-a',
@@ -165,7 +164,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Prepare
       const key = newKey('retry');
       await ports.ledger.start(startOf(key, 'a1'));
-      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0, probeFailures: 0 };
+      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0 };
       const ready = await ports.ledger.recordFailure(key, 'a1', {
         counters,
         lastError: EVIDENCE,
@@ -199,7 +198,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Prepare
       const key = newKey('lowered');
       await ports.ledger.start(startOf(key, 'a1'));
-      const counters = { charged: 2, transientFailures: 0, unknownFailures: 2, probeFailures: 0 };
+      const counters = { charged: 2, transientFailures: 0, unknownFailures: 2 };
       const ready = await ports.ledger.recordFailure(key, 'a1', { counters, now: at(10) });
 
       // Act
@@ -215,7 +214,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       const key = newKey('unrepeatable');
       await ports.ledger.start(startOf(key, 'a1'));
       await ports.ledger.recordExternal(key, 'a1', PENDING_SHIP, PENDING_SHIP);
-      const counters = { charged: 1, transientFailures: 0, unknownFailures: 1, probeFailures: 0 };
+      const counters = { charged: 1, transientFailures: 0, unknownFailures: 1 };
       const ready = await ports.ledger.recordFailure(key, 'a1', { counters, now: at(10) });
 
       // Act
@@ -317,7 +316,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Prepare
       const key = newKey('not-reset');
       await ports.ledger.start(startOf(key, 'a1'));
-      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0, probeFailures: 0 };
+      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0 };
       const ready = await ports.ledger.recordFailure(key, 'a1', { counters, now: at(10) });
 
       // Act
@@ -472,7 +471,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       await ports.ledger.start(startOf(key, 'a1'));
       const restarted = await ports.ledger.restartAfterCrash(restartOf(key, 'a1', 'a2', 1));
       const current = restarted.started && restarted.item;
-      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0, probeFailures: 0 };
+      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0 };
 
       // Act
       const writes = [
@@ -532,7 +531,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Prepare
       const key = newKey('failure');
       await ports.ledger.start(startOf(key, 'a1'));
-      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0, probeFailures: 0 };
+      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0 };
       const ready = await ports.ledger.recordFailure(key, 'a1', {
         counters,
         lastError: EVIDENCE,
@@ -541,7 +540,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
 
       // Act
       const retried = await ports.ledger.recordFailure(key, 'a1', {
-        counters: { charged: 2, transientFailures: 2, unknownFailures: 0, probeFailures: 0 },
+        counters: { charged: 2, transientFailures: 2, unknownFailures: 0 },
         now: at(11),
       });
 
@@ -553,12 +552,12 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Prepare
       const key = newKey('evidence');
       await ports.ledger.start(startOf(key, 'a1'));
-      const once = { charged: 1, transientFailures: 1, unknownFailures: 0, probeFailures: 0 };
+      const once = { charged: 1, transientFailures: 1, unknownFailures: 0 };
       await ports.ledger.recordFailure(key, 'a1', { counters: once, lastError: EVIDENCE, now: at(10) });
       await ports.ledger.start(startOf(key, 'a2', { now: at(60) }));
 
       // Act
-      const twice = { charged: 2, transientFailures: 2, unknownFailures: 0, probeFailures: 0 };
+      const twice = { charged: 2, transientFailures: 2, unknownFailures: 0 };
       const ready = await ports.ledger.recordFailure(key, 'a2', { counters: twice, now: at(70) });
 
       // Assess
@@ -592,7 +591,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Prepare
       const key = newKey('mark-ready');
       await ports.ledger.start(startOf(key, 'a1'));
-      const counters = { charged: 3, transientFailures: 3, unknownFailures: 0, probeFailures: 0 };
+      const counters = { charged: 3, transientFailures: 3, unknownFailures: 0 };
       await ports.ledger.recordFailure(key, 'a1', { counters, now: at(10) });
 
       // Act
@@ -659,7 +658,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       await ports.ledger.start(startOf(k3, 'a1', { envId: envA }));
       await ports.ledger.start(startOf(k4, 'a1', { envId: envB }));
       await ports.ledger.complete(k2, 'a1', at(10));
-      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0, probeFailures: 0 };
+      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0 };
       await ports.ledger.recordFailure(k3, 'a1', { counters, now: at(10) });
 
       // Act
@@ -841,7 +840,13 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       await ports.control.tripBreaker({ reason: 'outage', now: T0, stop: false });
       const whileOpen = await ports.control.recordProbe('success');
       const halfOpen = { reason: 'outage', epoch: 1, openedAt: T0.getTime(), cooldownSeconds: COOLDOWN };
-      await ports.arrange.putBreaker({ state: 'half-open', ...halfOpen, stop: false, probeFailed: false });
+      await ports.arrange.putBreaker({
+        state: 'half-open',
+        ...halfOpen,
+        stop: false,
+        probeSuccesses: 0,
+        probeFailures: 0,
+      });
 
       // Act
       const success = await ports.control.recordProbe('success');
@@ -857,8 +862,11 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
         [noBreaker, whileOpen, success, failure, whileClosed].map((probe) => probe.counted),
       ).toStrictEqual([false, false, true, true, false]);
       expect(counts).toStrictEqual({ successes: 1, failures: 1 });
-      // A failed probe is the window's verdict, and every reader sees it.
-      expect([afterSuccess, afterFailure]).toMatchObject([{ probeFailed: false }, { probeFailed: true }]);
+      // Every reader sees the window's counts: they decide whether it still probes, or holds.
+      expect([afterSuccess, afterFailure]).toMatchObject([
+        { probeSuccesses: 1, probeFailures: 0 },
+        { probeSuccesses: 1, probeFailures: 1 },
+      ]);
     });
   });
 

@@ -21,7 +21,7 @@ describe('pauseWaitsForOperator (rules 7 and 11)', () => {
 });
 
 describe('isPoisonSuspect', () => {
-  const fresh: FailureCounters = { charged: 0, transientFailures: 0, unknownFailures: 0, probeFailures: 0 };
+  const fresh: FailureCounters = { charged: 0, transientFailures: 0, unknownFailures: 0 };
 
   it.each<[string, FailureCounters, ErrorClass | 'crash', boolean]>([
     ['a fresh message failing transiently', fresh, 'transient', false],
@@ -35,7 +35,7 @@ describe('isPoisonSuspect', () => {
     ['a message with a charged attempt crashing', { ...fresh, charged: 1 }, 'crash', true],
     [
       'a message with an unknown error failing transiently',
-      { ...fresh, unknownFailures: 1, probeFailures: 0 },
+      { ...fresh, unknownFailures: 1 },
       'transient',
       true,
     ],
@@ -56,14 +56,17 @@ describe('holdingBreaker', () => {
     cooldownSeconds: 60,
     stop: false,
   } as const;
-  const halfOpen = { ...open, state: 'half-open', probeFailed: false } as const;
+  const halfOpen = { ...open, state: 'half-open', probeSuccesses: 0, probeFailures: 0 } as const;
 
   it.each<[string, BreakerRecord | undefined, boolean]>([
     ['no breaker', undefined, false],
     ['closed', { state: 'closed', epoch: 1, cooldownSeconds: 60, stop: false }, false],
     ['open', open, true],
     ['half-open, probing', halfOpen, false],
-    ['half-open, its probe failed', { ...halfOpen, probeFailed: true }, true],
+    // One failed probe may be the message's own: a second message still probes the window.
+    ['half-open, one probe failed', { ...halfOpen, probeFailures: 1 }, false],
+    ['half-open, two probes failed', { ...halfOpen, probeFailures: 2 }, true],
+    ['half-open, two failed and one succeeded', { ...halfOpen, probeFailures: 2, probeSuccesses: 1 }, false],
   ])('given %s, then holding batches is %s', (_, breaker, holds) => {
     expect(holdingBreaker(breaker) !== undefined).toBe(holds);
   });
@@ -93,7 +96,7 @@ describe('returnAfterPauseSeconds', () => {
   });
 
   it('given a half-open window whose probe failed, then the next window: the doubled cool-down (capped) and a window', () => {
-    const failed = { ...breaker, state: 'half-open', probeFailed: true } as const;
+    const failed = { ...breaker, state: 'half-open', probeSuccesses: 0, probeFailures: 2 } as const;
     expect(returnAfterPauseSeconds({ ...failed, cooldownSeconds: 60 }, openedAt, timings)).toBe(150);
     expect(returnAfterPauseSeconds(failed, openedAt, timings)).toBe(230);
   });

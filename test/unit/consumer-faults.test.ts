@@ -8,9 +8,26 @@ import { describe, expect, it } from 'vitest';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { bodyDigest } from '../../lambdas/core/ids';
 import { drive } from '../world/drive';
-import { type TestWorldOptions, testWorld } from '../world/scenario';
+import { type TestWorld, type TestWorldOptions, testWorld } from '../world/scenario';
 
 const charge = { do: 'external', name: 'charge', result: 'ok' } as const;
+
+/**
+ * The breaker as the pause path leaves it after a cool-down: a new half-open window (tripped
+ * first if need be), with probes failed in it already or not.
+ */
+async function halfOpen(world: TestWorld['world'], probeFailures = 0): Promise<void> {
+  if (world.control.breaker === undefined) {
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+  }
+  const paused = world.control.breaker?.record;
+  if (paused === undefined || paused.state === 'closed') throw new Error('breaker not paused');
+  world.control.breaker = {
+    record: { ...paused, state: 'half-open', stop: false, probeSuccesses: 0, probeFailures },
+    probeSuccesses: 0,
+    probeFailures,
+  };
+}
 
 describe('rule 8 holds whatever the attempt does after a keyless call', () => {
   it('given a keyless charge, then a keyed call, then a crash, then the charge is never repeated', async () => {
@@ -311,7 +328,7 @@ describe('rule 2 under a lowered limit', () => {
     const begin = { key: 'id-M1', attemptId: 'a-1', envId: 'env-0', messageId: 'id-M1', now, expiresAt: 0 };
     await world.ledger.start({ ...begin, attemptLimit: 3, bodyDigest: bodyDigest('M1') });
     await world.ledger.recordFailure('id-M1', 'a-1', {
-      counters: { charged: 1, transientFailures: 0, unknownFailures: 1, probeFailures: 0 },
+      counters: { charged: 1, transientFailures: 0, unknownFailures: 1 },
       now,
     });
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
@@ -410,13 +427,7 @@ describe('a pause hands its records back for the probe (rule 7)', () => {
       env: { PQ_TRANSIENT_RETRIES: '0' },
       scripts: { M1: [[{ do: 'throw', error: 'transient' }]] },
     });
-    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-    const open = world.control.breaker;
-    if (open?.record.state !== 'open') throw new Error('breaker not open');
-    world.control.breaker = {
-      ...open,
-      record: { ...open.record, state: 'half-open', stop: false, probeFailed: false },
-    };
+    await halfOpen(world);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
 
     // Act
@@ -429,20 +440,13 @@ describe('a pause hands its records back for the probe (rule 7)', () => {
   });
 });
 
-describe('one failed probe is the verdict of its window (rule 7)', () => {
-  it('given a probe of this window already failed, then the next batch starts nothing and waits for the next window', async () => {
+describe('two failed probes are the verdict of their window (rule 7)', () => {
+  it('given two probes of this window failed already, then the next batch starts nothing and waits for the next window', async () => {
     // Prepare: half-open, one probe failed already; the outside system would answer.
     const { world, outside } = testWorld({
       scripts: { M2: [[{ do: 'external', name: 'pay', result: 'ok' }]] },
     });
-    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-    const open = world.control.breaker;
-    if (open?.record.state !== 'open') throw new Error('breaker not open');
-    world.control.breaker = {
-      ...open,
-      record: { ...open.record, state: 'half-open', stop: false, probeFailed: true },
-      probeFailures: 1,
-    };
+    await halfOpen(world, 2);
     world.queue.send({ messageId: 'id-M2', body: 'M2' });
     const handedBackAt = world.clock.now();
 
@@ -457,41 +461,51 @@ describe('one failed probe is the verdict of its window (rule 7)', () => {
   });
 });
 
-describe('a message failing every probe is suspected, not the dependency (rule 7)', () => {
-  it('given a message failing transiently on every attempt, then after two failed probes its own budget ends it in quarantine', async () => {
-    // Prepare: transient retries 1; each window starts half-open with no probe failed yet.
+describe('a failed probe hands its window back for the next one (rule 7)', () => {
+  it('given two probes of a window fail, then both come back in the next window', async () => {
+    // Prepare: default timings (cool-down 60 s, probe window 30 s); the outside system refuses.
     const { world } = testWorld({
-      env: { PQ_TRANSIENT_RETRIES: '1' },
-      scripts: { M1: [[{ do: 'throw', error: 'transient' }]] },
+      scripts: { M1: [[{ do: 'throw', error: 'transient' }]], M2: [[{ do: 'throw', error: 'transient' }]] },
     });
-    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-    const tripped = world.control.breaker;
-    if (tripped?.record.state !== 'open') throw new Error('breaker not open');
-    const opened = tripped.record;
-    const halfOpen = () => {
-      world.control.breaker = {
-        record: { ...opened, state: 'half-open', stop: false, probeFailed: false },
-        probeSuccesses: 0,
-        probeFailures: 0,
-      };
-    };
+    await halfOpen(world);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
-    const probeFailuresSeen: number[] = [];
+    world.queue.send({ messageId: 'id-M2', body: 'M2' });
+    const windowStart = world.clock.now();
 
-    // Act: four windows, an hour apart (every hand-back and retry delay has passed).
-    for (let window = 0; window < 4; window++) {
-      halfOpen();
-      await world.deliver(world.environment(), 1);
-      probeFailuresSeen.push(world.control.breaker?.probeFailures ?? 0);
-      world.clock.advance(3_600_000);
-    }
+    // Act: two probes of the window, both failing.
+    await world.deliver(world.environment(), 1);
+    await world.deliver(world.environment(), 1);
 
-    // Assess: two probes failed on it; then its failures were its own: a retry, then quarantine.
-    expect(probeFailuresSeen).toEqual([1, 1, 0, 0]);
-    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'quarantined', probeFailures: 2, charged: 0 });
-    expect([...world.quarantine.records.values()]).toMatchObject([
-      { messageId: 'id-M1', reason: 'transient-retries-exhausted' },
-    ]);
+    // Assess: both after the doubled cool-down (120 s) and this window (30 s), not after the first
+    // cool-down (60 s), which would bring them back while the breaker is open: one more receive.
+    const visibleIn = (id: string) => ((world.queue.messages.get(id)?.visibleAt ?? 0) - windowStart) / 1000;
+    expect([visibleIn('id-M1'), visibleIn('id-M2')]).toEqual([150, 150]);
+    expect(world.control.breaker).toMatchObject({ probeFailures: 2, probeSuccesses: 0 });
+    for (const id of ['id-M1', 'id-M2'])
+      expect(world.ledger.get(id)).toMatchObject({ state: 'ready', charged: 0 });
+    expect(world.quarantine.records.size).toBe(0);
+  });
+
+  it('given a message failing by itself is the first probe, then the next message probes, succeeds, and later failures are their own', async () => {
+    // Prepare: M1 fails on every attempt, M2 is healthy, M3 fails by itself too.
+    const { world } = testWorld({
+      scripts: {
+        M1: [[{ do: 'throw', error: 'transient' }]],
+        M2: [[{ do: 'external', name: 'pay', result: 'ok' }]],
+        M3: [[{ do: 'throw', error: 'transient' }]],
+      },
+    });
+    await halfOpen(world);
+    for (const label of ['M1', 'M2', 'M3']) world.queue.send({ messageId: `id-${label}`, body: label });
+
+    // Act: three batches of the window (the probe footprint is one record).
+    for (let batch = 0; batch < 3; batch++) await world.deliver(world.environment(), 1);
+
+    // Assess: one failure, then a success that says the dependency works (the state machine
+    // restores consumption); M3's failure after it is its own: a retry on its budget, no probe.
+    expect(world.control.breaker).toMatchObject({ probeFailures: 1, probeSuccesses: 1 });
+    expect(world.ledger.get('id-M2')).toMatchObject({ state: 'completed', charged: 0 });
+    expect(world.ledger.get('id-M3')).toMatchObject({ state: 'ready', transientFailures: 1 });
   });
 });
 
@@ -504,13 +518,7 @@ describe('the last receive before the backstop (rule 3 over rule 7)', () => {
     return { world, receivedBefore };
   };
   const halfOpenWith = async ({ world, receivedBefore }: ReturnType<typeof probeWorld>) => {
-    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-    const open = world.control.breaker;
-    if (open?.record.state !== 'open') throw new Error('breaker not open');
-    world.control.breaker = {
-      ...open,
-      record: { ...open.record, state: 'half-open', stop: false, probeFailed: false },
-    };
+    await halfOpen(world);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     const queued = world.queue.messages.get('id-M1');
     if (queued === undefined) throw new Error('not queued');

@@ -5,7 +5,7 @@ import type { ErrorClass, FailureCounters } from '../../lambdas/core/types';
 import { aPolicy } from './fixtures';
 
 const policy = aPolicy({ attemptLimit: 3, transientRetries: 3, backoffBaseSeconds: 2 });
-const fresh: FailureCounters = { charged: 0, transientFailures: 0, unknownFailures: 0, probeFailures: 0 };
+const fresh: FailureCounters = { charged: 0, transientFailures: 0, unknownFailures: 0 };
 
 describe('decideFailure', () => {
   it.each<[string, FailureCounters, ErrorClass, FailureDecision]>([
@@ -17,7 +17,7 @@ describe('decideFailure', () => {
         kind: 'quarantine',
         reason: 'permanent-error',
         charge: 1,
-        counters: { charged: 1, transientFailures: 0, unknownFailures: 0, probeFailures: 0 },
+        counters: { charged: 1, transientFailures: 0, unknownFailures: 0 },
         failureEvent: false,
       },
     ],
@@ -35,31 +35,31 @@ describe('decideFailure', () => {
         kind: 'retry',
         delaySeconds: 1,
         charge: 1,
-        counters: { charged: 1, transientFailures: 0, unknownFailures: 1, probeFailures: 0 },
+        counters: { charged: 1, transientFailures: 0, unknownFailures: 1 },
         failureEvent: false,
       },
     ],
     [
       'a second unknown error quarantines',
-      { charged: 1, transientFailures: 0, unknownFailures: 1, probeFailures: 0 },
+      { charged: 1, transientFailures: 0, unknownFailures: 1 },
       'unknown',
       {
         kind: 'quarantine',
         reason: 'unknown-error-repeated',
         charge: 1,
-        counters: { charged: 2, transientFailures: 0, unknownFailures: 2, probeFailures: 0 },
+        counters: { charged: 2, transientFailures: 0, unknownFailures: 2 },
         failureEvent: false,
       },
     ],
     [
       'a first unknown error after two charged crashes reaches the limit',
-      { charged: 2, transientFailures: 0, unknownFailures: 0, probeFailures: 0 },
+      { charged: 2, transientFailures: 0, unknownFailures: 0 },
       'unknown',
       {
         kind: 'quarantine',
         reason: 'crash-limit',
         charge: 1,
-        counters: { charged: 3, transientFailures: 0, unknownFailures: 1, probeFailures: 0 },
+        counters: { charged: 3, transientFailures: 0, unknownFailures: 1 },
         failureEvent: false,
       },
     ],
@@ -71,31 +71,31 @@ describe('decideFailure', () => {
         kind: 'retry',
         delaySeconds: 1,
         charge: 0,
-        counters: { charged: 0, transientFailures: 1, unknownFailures: 0, probeFailures: 0 },
+        counters: { charged: 0, transientFailures: 1, unknownFailures: 0 },
         failureEvent: true,
       },
     ],
     [
       'the last allowed transient retry backs off further',
-      { charged: 2, transientFailures: 2, unknownFailures: 1, probeFailures: 0 },
+      { charged: 2, transientFailures: 2, unknownFailures: 1 },
       'transient',
       {
         kind: 'retry',
         delaySeconds: 4,
         charge: 0,
-        counters: { charged: 2, transientFailures: 3, unknownFailures: 1, probeFailures: 0 },
+        counters: { charged: 2, transientFailures: 3, unknownFailures: 1 },
         failureEvent: true,
       },
     ],
     [
       'a transient error past the retries quarantines',
-      { charged: 0, transientFailures: 3, unknownFailures: 0, probeFailures: 0 },
+      { charged: 0, transientFailures: 3, unknownFailures: 0 },
       'transient',
       {
         kind: 'quarantine',
         reason: 'transient-retries-exhausted',
         charge: 0,
-        counters: { charged: 0, transientFailures: 4, unknownFailures: 0, probeFailures: 0 },
+        counters: { charged: 0, transientFailures: 4, unknownFailures: 0 },
         failureEvent: true,
       },
     ],
@@ -120,7 +120,6 @@ describe('decideFailure', () => {
           charged: fc.nat(5),
           transientFailures: fc.nat(10),
           unknownFailures: fc.nat(3),
-          probeFailures: fc.nat(3),
         }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (counters, random) => {

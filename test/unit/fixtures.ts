@@ -15,7 +15,6 @@ export function aLedgerItem(overrides: Partial<LedgerItem> = {}): LedgerItem {
     charged: 0,
     transientFailures: 0,
     unknownFailures: 0,
-    probeFailures: 0,
     generation: 0,
     attemptId: 'attempt-1',
     envId: 'env-a',

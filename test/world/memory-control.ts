@@ -138,8 +138,9 @@ export class MemoryControl implements ControlPort {
   }
 }
 
-/** As control-items.ts reads the item: a half-open breaker says whether its probe failed. */
+/** As control-items.ts reads the item: a half-open breaker carries its window's probe counts. */
 function breakerAsRead(breaker: StoredBreaker): BreakerRecord {
   const record = structuredClone(breaker.record);
-  return record.state === 'half-open' ? { ...record, probeFailed: breaker.probeFailures > 0 } : record;
+  const { probeSuccesses, probeFailures } = breaker;
+  return record.state === 'half-open' ? { ...record, probeSuccesses, probeFailures } : record;
 }

@@ -53,7 +53,6 @@ export class MemoryLedger implements LedgerPort {
       charged: 0,
       transientFailures: 0,
       unknownFailures: 0,
-      probeFailures: 0,
       generation: 0,
       ...current,
       ...begin(input, current),
@@ -128,7 +127,6 @@ export class MemoryLedger implements LedgerPort {
         item.charged = failure.counters.charged;
         item.transientFailures = failure.counters.transientFailures;
         item.unknownFailures = failure.counters.unknownFailures;
-        item.probeFailures = failure.counters.probeFailures;
         item.lastEndedAt = failure.now.toISOString();
         if (failure.lastError) item.lastError = { ...failure.lastError };
         delete item.envId;
@@ -194,7 +192,6 @@ export class MemoryLedger implements LedgerPort {
       charged: 0,
       transientFailures: 0,
       unknownFailures: 0,
-      probeFailures: 0,
       replayedAt: reset.now.toISOString(),
       generation: current.generation + 1,
       ...(reset.quarantineId === undefined ? {} : { replayOf: reset.quarantineId }),
