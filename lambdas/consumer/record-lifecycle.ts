@@ -118,8 +118,9 @@ async function endWithError(
     );
   if (decision.failureEvent) {
     const paused = await reportFailureEvent(deps, failureEvent);
-    // A half-open probe failing on a healthy message says the dependency is still down: the
-    // breaker reopens, and the message must not spend its budget on the same outage.
+    // A half-open probe failing on a healthy message counts against the dependency (with no
+    // success in the window the breaker reopens), and the message must not spend its budget on
+    // the same outage.
     const probeFailed = session.probing && !isPoisonSuspect(item, errorClass);
     if (probeFailed) await deps.control.recordProbe('failure');
     if (paused || probeFailed) {

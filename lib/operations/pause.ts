@@ -3,8 +3,8 @@
  * it IS disabled, record the breaker open, alert. A stop waits for the operator; otherwise cool
  * down, half-open at the smallest footprint, and judge the probe by the counters the consumer
  * keeps on the breaker item: failures and no success reopen with the cool-down doubled (capped),
- * a success or silence restores the remembered settings. The operator's `operatorAction` is read at each loop
- * point. Timings come in the input, so tests scale them down to seconds.
+ * a success or silence restores the remembered settings. The operator's `operatorAction` is
+ * read at each loop point. Timings come in the input, so tests scale them down to seconds.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import {

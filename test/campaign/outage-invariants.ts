@@ -18,7 +18,8 @@
  * own AWS calls wasted while the breaker stood closed after such an outage was evident; probes
  * and sporadic faults before the evidence are the design's cost. A message whose last script
  * fails (it repeats for every later attempt) never completes: alone in the queue it fails every
- * probe, like an outage, and reaches that limit however few receives were wasted.
+ * probe, like an outage, and reaches its last receive however few receives were wasted; it must
+ * still never reach the backstop itself.
  */
 import { DEFAULTS } from '../../contract/defaults';
 import type { Verdict } from './invariants';
@@ -81,15 +82,14 @@ export function backstopFromOwnFailures({
 }: Observation): Omit<Verdict, 'invariant'> {
   const rule = { threshold: schedule.config.outageThreshold, by: new Set(['own'] as const) };
   const problems: string[] = [];
-  const lastReceives = [...world.quarantine.records.values()]
-    .filter((record) => record.reason === 'receive-limit')
-    .map((record) => ({ messageId: record.messageId, receiveCount: DEFAULTS.backstopMaxReceiveCount }));
   // By key: an operator's replay is another message with the same work.
   const failsForever = new Set(
     schedule.messages.filter(lastScriptFails).map((spec) => sent.get(spec.id)?.key),
   );
+  const lastReceives = [...world.quarantine.records.values()]
+    .filter((record) => record.reason === 'receive-limit' && !failsForever.has(record.messageKey))
+    .map((record) => ({ messageId: record.messageId, receiveCount: DEFAULTS.backstopMaxReceiveCount }));
   for (const message of [...world.queue.backstop, ...lastReceives]) {
-    if (failsForever.has(sent.get(message.messageId)?.key)) continue;
     const wasted = trace.receives.filter(
       (r) =>
         r.messageId === message.messageId &&

@@ -4,8 +4,9 @@
  * breaker open and disables the mapping; a stop (input.stop) then waits for an operator's
  * resume; otherwise it cools down, goes half-open and lets one probe footprint through
  * (batch 1), then reads the probe counters: failures and no success reopen with the cool-down
- * doubled (capped); a success or silence restores the mapping and closes the breaker. Every write is
- * conditioned on the epoch: an execution that finds a newer epoch steps aside ("Superseded").
+ * doubled (capped); a success or silence restores the mapping and closes the breaker. Every
+ * write is conditioned on the epoch: an execution that finds a newer epoch steps aside
+ * ("Superseded").
  * Left out: the mapping's asynchronous disable (taken as immediate), notifications, `hold`.
  */
 import type { Execution } from '../world/memory-operations';

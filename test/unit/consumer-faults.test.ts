@@ -442,7 +442,7 @@ describe('a pause hands its records back for the probe (rule 7)', () => {
 
 describe('two failed probes are the verdict of their window (rule 7)', () => {
   it('given two probes of this window failed already, then the next batch starts nothing and waits for the next window', async () => {
-    // Prepare: half-open, one probe failed already; the outside system would answer.
+    // Prepare: half-open, two probes failed already; the outside system would answer.
     const { world, outside } = testWorld({
       scripts: { M2: [[{ do: 'external', name: 'pay', result: 'ok' }]] },
     });
