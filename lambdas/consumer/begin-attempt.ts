@@ -16,6 +16,7 @@ import type { ConsumerDeps } from './deps';
 import { reportFailureEvent } from './outage-watch';
 import {
   handBackUnlessLastReceive,
+  onLastReceive,
   PAUSED,
   quarantined,
   type RecordOutcome,
@@ -61,7 +62,11 @@ export async function beginAttempt(
     return beginAttempt(deps, session, record, { key: record.messageId });
   }
   if (previous === undefined) throw new Error('the ledger refused a start on no item that was no replay');
-  const delivered = { messageId: record.messageId, bodyDigest: attempt.bodyDigest };
+  const delivered = {
+    messageId: record.messageId,
+    bodyDigest: attempt.bodyDigest,
+    lastReceive: onLastReceive(deps, record),
+  };
   let decision = decideDelivery(previous, undefined, deps.config.policy, now.getTime(), delivered);
   if (decision.kind === 'need-crash-context') {
     const crash = await crashContext(deps, decision.envId, previous.key, attempt.expiresAt);

@@ -21,6 +21,10 @@ export interface CrashContext {
 export interface Delivered {
   readonly messageId: string;
   readonly bodyDigest: string;
+  /**
+   * SQS's last receive before the backstop (core/receive-limit.ts). Absent: not the last.
+   */
+  readonly lastReceive?: boolean;
 }
 
 /** Rule 5: one message in flight, the crash is its own. Rule 6: several, nobody is blamed. */
@@ -45,10 +49,13 @@ export type DeliveryDecision =
   | { readonly kind: 'outcome-unknown'; readonly failureEvent: string }
   /** Count the dead environment's in-flight messages, then decide again with the count. */
   | { readonly kind: 'need-crash-context'; readonly envId: string }
-  /** Rule 2: the limit is used up; quarantine without starting another attempt. */
+  /**
+   * Rule 2: the limit is used up; or a message that crashed is on its last receive, where a
+   * crash would carry it past the quarantine to the backstop. Quarantine without another attempt.
+   */
   | {
       readonly kind: 'quarantine';
-      readonly reason: 'crash-limit';
+      readonly reason: 'crash-limit' | 'receive-limit';
       readonly charge: number;
       readonly crash: CrashAttribution | 'none';
       readonly failureEvent?: string;
@@ -77,7 +84,11 @@ export function decideDelivery(
         : { kind: 'duplicate', state: previous.state };
     case 'ready':
     case 'in-flight':
-      return ownQuarantine(previous, delivered, decideOpen(previous, crash, policy, now));
+      return ownQuarantine(
+        previous,
+        delivered,
+        crashOnLastReceive(delivered, decideOpen(previous, crash, policy, now)),
+      );
   }
 }
 
@@ -93,6 +104,18 @@ function ownQuarantine(
 ): DeliveryDecision {
   const quarantines = decision.kind === 'quarantine' || decision.kind === 'outcome-unknown';
   return quarantines && isOtherMessage(previous, delivered) ? { kind: 'key-collision' } : decision;
+}
+
+/**
+ * A message that crashed is not run again on its last receive: a caught failure there is
+ * quarantined, but a second crash would leave SQS to move it to the backstop, past any evidence
+ * and any `pq`. It is quarantined instead, its crash settled as the crash limit would.
+ */
+function crashOnLastReceive(delivered: Delivered, decision: DeliveryDecision): DeliveryDecision {
+  if (delivered.lastReceive !== true || decision.kind !== 'proceed' || decision.crash === 'none')
+    return decision;
+  const { charge, crash, failureEvent } = decision;
+  return { kind: 'quarantine', reason: 'receive-limit', charge, crash, failureEvent };
 }
 
 function decideOpen(

@@ -342,6 +342,65 @@ describe('deliveries the start write refused for the new reasons', () => {
   });
 });
 
+describe('the last receive before the backstop', () => {
+  const crashed = { lastAttemptAt: '2025-01-01T00:00:00.000Z' };
+  const lastReceive = { ...REDELIVERED, lastReceive: true };
+  it.each<[string, Partial<LedgerItem>, CrashContext, DeliveryDecision]>([
+    [
+      'a message that crashed before: quarantined, not run into a crash the backstop would take',
+      { ...crashed, charged: 0 },
+      { inFlight: 1 },
+      {
+        kind: 'quarantine',
+        reason: 'receive-limit',
+        charge: 1,
+        crash: 'attributable',
+        failureEvent: 'msg:order-17',
+      },
+    ],
+    [
+      'an unattributable crash: quarantined uncharged',
+      { ...crashed, charged: 0 },
+      { inFlight: 3 },
+      {
+        kind: 'quarantine',
+        reason: 'receive-limit',
+        charge: 0,
+        crash: 'unattributable',
+        failureEvent: 'env:env-a',
+      },
+    ],
+    [
+      'a crash that uses up the limit: the crash limit is the reason',
+      { ...crashed, charged: 2 },
+      { inFlight: 1 },
+      {
+        kind: 'quarantine',
+        reason: 'crash-limit',
+        charge: 1,
+        crash: 'attributable',
+        failureEvent: 'msg:order-17',
+      },
+    ],
+  ])('given %s', (_name, previous, crash, expected) => {
+    expect(decideDelivery(aLedgerItem(previous), crash, policy, AN_HOUR_LATER, lastReceive)).toStrictEqual(
+      expected,
+    );
+  });
+
+  it('given a message whose last attempt ended without a crash, then it runs (a caught failure is quarantined)', () => {
+    expect(
+      decideDelivery(
+        aLedgerItem({ state: 'ready', charged: 1 }),
+        undefined,
+        policy,
+        AN_HOUR_LATER,
+        lastReceive,
+      ),
+    ).toStrictEqual({ kind: 'proceed', charge: 0, crash: 'none', startIsolation: false });
+  });
+});
+
 describe('suspectOrder: who of the redelivered records runs first', () => {
   it('given a poison message ahead of a never-started one, then the never-started one runs first', () => {
     // Prepare
