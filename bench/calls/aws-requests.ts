@@ -31,6 +31,7 @@ export const AWS_REQUESTS: Readonly<Record<FaultPoint, readonly AwsRequest[]>> =
   'ledger.recordExternal:not-sent': [update],
   'ledger.complete': [update],
   'ledger.recordFailure': [update],
+  'ledger.beginQuarantine': [update],
   'ledger.markQuarantined': [update],
   // One page of the byEnv index (a dead environment had at most a batch in flight).
   'ledger.inFlightKeysOf': [query],

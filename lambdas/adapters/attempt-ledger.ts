@@ -10,8 +10,22 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { LedgerGlance } from '../core/suspects';
-import type { ErrorEvidence, ExternalRecord, FailureCounters, LedgerState } from '../core/types';
-import { evidenceToAttribute, externalToAttribute, type Item, ItemReader, N, S } from './attribute-values';
+import type {
+  ErrorEvidence,
+  ExternalRecord,
+  FailureCounters,
+  LedgerState,
+  QuarantineIntent,
+} from '../core/types';
+import {
+  evidenceToAttribute,
+  externalToAttribute,
+  type Item,
+  ItemReader,
+  intentToAttribute,
+  N,
+  S,
+} from './attribute-values';
 import { type ConditionalOutcome, guarded, namesIn, updateIf } from './conditional-writes';
 import {
   describeSdkError,
@@ -68,12 +82,18 @@ export interface QuarantineMark {
 // Timeline of one item:
 //   (absent) --start--> in-flight --complete--> completed
 //                       in-flight --recordFailure--> ready --start--> in-flight ...
+//                       in-flight | ready --beginQuarantine--> (same state, quarantining) --markQuarantined--> quarantined
 //                       in-flight | ready --markQuarantined--> quarantined --resetForReplay--> ready
 //                       in-flight --(crash: nothing is written)--> in-flight --restartAfterCrash--> in-flight
 // Every write after the start names its attempt, so a stale attempt cannot overwrite a newer one.
 const IS_NEW = 'attribute_not_exists(#pk)';
-/** A retry may start: below the limit (which may have been lowered) and no call that must not repeat. */
-const IS_READY = '(#state = :ready AND #charged < :limit AND attribute_not_exists(#unrepeatable))';
+/**
+ * A retry may start: below the limit (which may have been lowered), no call that must not repeat
+ * and no quarantine begun (the next delivery finishes that instead).
+ */
+const IS_READY =
+  '(#state = :ready AND #charged < :limit AND attribute_not_exists(#unrepeatable) AND attribute_not_exists(#quarantining))';
+const NOT_QUARANTINING = 'attribute_not_exists(#quarantining)';
 const IS_REPLAY_OF = '#replayOf = :replayOf';
 const IS_IN_FLIGHT = '#state = :inFlight';
 const IS_ATTEMPT = '#attemptId = :attemptId';
@@ -129,7 +149,7 @@ export class AttemptLedger {
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
     const outcome = await this.update('restartAfterCrash', input.key, {
       update: `SET ${BEGIN_ATTEMPT} REMOVE #external ADD #attempts :one, #charged :charge`,
-      condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT}`,
+      condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT} AND ${NOT_QUARANTINING}`,
       values: {
         ...beginValues(input),
         ':previousAttemptId': S(input.previousAttemptId),
@@ -203,6 +223,31 @@ export class AttemptLedger {
   }
 
   /**
+   * The first quarantine step, before any content is written: the decision, durable, so that a
+   * delivery after a crash or a failed step finishes this quarantine under the same id instead
+   * of running the message again. A retry after the write landed is a success.
+   */
+  async beginQuarantine(key: string, attemptId: string, intent: QuarantineIntent): Promise<LedgerEntry> {
+    const outcome = await this.update('beginQuarantine', key, {
+      update: 'SET #quarantining = :intent',
+      condition: `${IS_ATTEMPT} AND ${IS_OPEN}`,
+      values: {
+        ':intent': intentToAttribute(intent),
+        ':attemptId': S(attemptId),
+        ':inFlight': IN_FLIGHT,
+        ':ready': READY,
+      },
+    });
+    if (outcome.ok) return outcome.item;
+    const current = outcome.previous;
+    if (current !== undefined && quarantinesAs(current, intent.id)) return current;
+    throw new StaleAttemptError(
+      `beginQuarantine refused for key ${JSON.stringify(key)}: ${describeEntry(current)}`,
+      current,
+    );
+  }
+
+  /**
    * The last quarantine step before the acknowledgement. The TTL is removed: a quarantined key
    * must stay known (rule 13 duplicates, a later replay) for as long as its record is open.
    */
@@ -211,7 +256,7 @@ export class AttemptLedger {
     const outcome = await this.update('markQuarantined', key, {
       update:
         'SET #state = :quarantined, #quarantineId = :quarantineId, #lastEndedAt = :now ' +
-        'REMOVE #envId, #expiresAt ADD #charged :charge',
+        'REMOVE #envId, #expiresAt, #quarantining ADD #charged :charge',
       condition: attemptId === undefined ? IS_OPEN : `${IS_ATTEMPT} AND ${IS_OPEN}`,
       values: {
         ':quarantined': QUARANTINED,
@@ -399,6 +444,13 @@ function beginValues(input: StartInput): Record<string, AttributeValue> {
     ':expiresAt': N(input.expiresAt),
     ':one': N(1),
   };
+}
+
+/** The item already carries this quarantine: begun under its id, or finished. */
+export function quarantinesAs(item: LedgerEntry, quarantineId: string): boolean {
+  return item.state === 'quarantined'
+    ? item.quarantineId === quarantineId
+    : item.quarantining?.id === quarantineId;
 }
 
 function startResult(operation: string, key: string, outcome: Outcome): StartResult {

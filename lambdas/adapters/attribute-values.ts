@@ -4,7 +4,13 @@
  * write becomes a MalformedItemError instead of an `undefined` deep inside a decision.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { ErrorClass, ErrorEvidence, ExternalRecord } from '../core/types';
+import type {
+  ErrorClass,
+  ErrorEvidence,
+  ExternalRecord,
+  QuarantineIntent,
+  QuarantineReason,
+} from '../core/types';
 import { MalformedItemError } from './errors';
 
 export type Item = Record<string, AttributeValue>;
@@ -125,6 +131,28 @@ export function evidenceToAttribute(evidence: ErrorEvidence): AttributeValue {
     message: S(evidence.message),
     stackHead: S(evidence.stackHead),
   });
+}
+
+export function intentToAttribute(intent: QuarantineIntent): AttributeValue {
+  return M(
+    compact({
+      id: S(intent.id),
+      reason: S(intent.reason),
+      charge: N(intent.charge),
+      error: optional(intent.error, evidenceToAttribute),
+    }),
+  );
+}
+
+export function intentFromItem(map: ItemReader | undefined): QuarantineIntent | undefined {
+  if (map === undefined) return undefined;
+  const error = evidenceFromItem(map.optionalMap('error'));
+  return {
+    id: map.string('id'),
+    reason: map.string('reason') as QuarantineReason,
+    charge: map.counter('charge'),
+    ...(error === undefined ? {} : { error }),
+  };
 }
 
 export function evidenceFromItem(map: ItemReader | undefined): ErrorEvidence | undefined {

@@ -3,7 +3,14 @@
  * partition key `pk` is the domain's `key`.
  */
 import type { LedgerItem, LedgerState } from '../core/types';
-import { defined, evidenceFromItem, externalFromItem, type Item, ItemReader } from './attribute-values';
+import {
+  defined,
+  evidenceFromItem,
+  externalFromItem,
+  type Item,
+  ItemReader,
+  intentFromItem,
+} from './attribute-values';
 
 /** A ledger item with the times this adapter adds beyond the core's LedgerItem. */
 export interface LedgerEntry extends LedgerItem {
@@ -37,6 +44,7 @@ export function toLedgerEntry(item: Item): LedgerEntry {
       bodyDigest: read.optionalString('bodyDigest'),
       lastError: evidenceFromItem(read.optionalMap('lastError')),
       quarantineId: read.optionalString('quarantineId'),
+      quarantining: intentFromItem(read.optionalMap('quarantining')),
       lastEndedAt: read.optionalString('lastEndedAt'),
       replayedAt: read.optionalString('replayedAt'),
     }),

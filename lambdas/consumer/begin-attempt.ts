@@ -97,6 +97,13 @@ async function carryOut(
         id: collisionQuarantineId(previous.key, record.messageId),
         markLedger: false,
       });
+    case 'finish-quarantine': {
+      const { id, reason, charge, error } = decision.quarantine;
+      return quarantined(deps, session, record, previous, reason, charge, {
+        id,
+        ...(error === undefined ? {} : { error }),
+      });
+    }
     case 'busy':
       // Another delivery's attempt may still be running: come back once it must be over.
       await deps.queue.delay(record.receiptHandle, decision.retryInSeconds);

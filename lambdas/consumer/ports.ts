@@ -23,7 +23,7 @@ import type { NewQuarantineRecord } from '../adapters/quarantine-writer';
 import type { IsolationTrial } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
 import type { LedgerGlance } from '../core/suspects';
-import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../core/types';
+import type { ErrorEvidence, ExternalRecord, FailureCounters, QuarantineIntent } from '../core/types';
 
 /** The attempts table: one conditional write per transition of a message's ledger item. */
 export interface LedgerPort {
@@ -42,6 +42,7 @@ export interface LedgerPort {
     attemptId: string,
     failure: { readonly counters: FailureCounters; readonly lastError?: ErrorEvidence; readonly now: Date },
   ): Promise<LedgerEntry>;
+  beginQuarantine(key: string, attemptId: string, intent: QuarantineIntent): Promise<LedgerEntry>;
   markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry>;
   inFlightKeysOf(envId: string): Promise<string[]>;
   /** State and charges of these keys, eventually consistent, for ordering; absent keys are left out. */

@@ -1,9 +1,11 @@
 /**
  * Rule 3: a quarantine is content + evidence, written durably BEFORE the message is
- * acknowledged. Order: body and envelope to S3, the record to the quarantine table, the
- * operator's execution for "outcome unknown", then the ledger. Every step is idempotent (the
- * quarantine id is deterministic), so a quarantine interrupted half-way is finished by the next
- * delivery. If any step fails the message stays in the queue and the consumer stops (rule 11a).
+ * acknowledged. Order: the decision on the ledger item (`beginQuarantine`), body and envelope to
+ * S3, the record to the quarantine table, the operator's execution for "outcome unknown", then
+ * the ledger's mark. Every step is idempotent under the one id, and the next delivery finds the
+ * begun decision (core/delivery.ts `finish-quarantine`), so a quarantine interrupted half-way is
+ * finished, never written twice. If any step fails the message stays in the queue and the
+ * consumer stops (rule 11a).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { errorSignature } from '../core/evidence';
@@ -86,10 +88,25 @@ export async function quarantineMessage(
   return { kind: 'quarantined', quarantineId: id };
 }
 
+/** A key collision's item belongs to the other message: its quarantine leaves the item alone. */
+function marksLedger(request: QuarantineRequest): boolean {
+  return request.markLedger !== false;
+}
+
 async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, id: string): Promise<void> {
   const { record, item, reason } = request;
   const now = deps.now().toISOString();
   const lastError = request.error ?? item.lastError;
+  if (marksLedger(request)) {
+    // Before any content: whoever delivers the message next finishes this quarantine, not another.
+    const { charge, error } = request;
+    await deps.ledger.beginQuarantine(item.key, item.attemptId, {
+      id,
+      reason,
+      charge,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
   const fifoGroup = record.attributes.MessageGroupId;
   const evidence = {
     quarantineId: id,
@@ -128,7 +145,7 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
   if (reason === 'outcome-unknown') {
     await deps.operations.startOutcomeUnknown({ quarantineId: id, messageKey: item.key });
   }
-  if (request.markLedger === false) return;
+  if (!marksLedger(request)) return;
   await deps.ledger.markQuarantined(item.key, {
     attemptId: item.attemptId,
     quarantineId: id,

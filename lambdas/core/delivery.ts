@@ -4,7 +4,7 @@
  * previous item. Timeline of the item: start (in-flight) -> end (completed | ready |
  * quarantined); an in-flight item seen by a new delivery means the previous attempt crashed.
  */
-import type { LedgerItem, Policy } from './types';
+import type { LedgerItem, Policy, QuarantineIntent } from './types';
 
 /** What the edge learns about an attempt found in flight past its time. */
 export interface CrashContext {
@@ -43,6 +43,11 @@ export type DeliveryDecision =
    * producer's corrected resend or a key clash. Never dropped: quarantined with its own bytes.
    */
   | { readonly kind: 'key-collision' }
+  /**
+   * Rule 3: the previous delivery began a quarantine and did not finish it (it died, or a write
+   * failed): finish that one, under its id, so a message is quarantined once.
+   */
+  | { readonly kind: 'finish-quarantine'; readonly quarantine: QuarantineIntent }
   /** The previous attempt's work succeeded and only its completion write was lost: complete it. */
   | { readonly kind: 'lost-completion' }
   /** Rule 8: quarantine and ask a person; no new attempt, the external call is never repeated. */
@@ -92,6 +97,12 @@ export function decideDelivery(
   }
 }
 
+const QUARANTINING = new Set<DeliveryDecision['kind']>([
+  'quarantine',
+  'outcome-unknown',
+  'finish-quarantine',
+]);
+
 /**
  * A message's quarantine holds that message's bytes, so only a delivery of the message whose
  * attempt it settles may write it. Another message under the same key (other id, other bytes)
@@ -102,7 +113,7 @@ function ownQuarantine(
   delivered: Delivered,
   decision: DeliveryDecision,
 ): DeliveryDecision {
-  const quarantines = decision.kind === 'quarantine' || decision.kind === 'outcome-unknown';
+  const quarantines = QUARANTINING.has(decision.kind);
   return quarantines && isOtherMessage(previous, delivered) ? { kind: 'key-collision' } : decision;
 }
 
@@ -125,7 +136,10 @@ function decideOpen(
   now: number,
 ): DeliveryDecision {
   if (previous.state === 'ready') {
-    // The start write admits `ready` only below the limit and without an unrepeatable call.
+    if (previous.quarantining !== undefined)
+      return { kind: 'finish-quarantine', quarantine: previous.quarantining };
+    // The start write admits `ready` only below the limit, without an unrepeatable call and
+    // without a quarantine begun.
     if (previous.unrepeatable !== undefined) {
       return { kind: 'outcome-unknown', failureEvent: failureEventForMessage(previous.key) };
     }
@@ -139,6 +153,9 @@ function decideOpen(
   if (runningUntil > now) {
     return { kind: 'busy', retryInSeconds: Math.ceil((runningUntil - now) / 1000) };
   }
+  // The attempt died quarantining: the decision was made; the crash is ours, not the message's.
+  if (previous.quarantining !== undefined)
+    return { kind: 'finish-quarantine', quarantine: previous.quarantining };
   return decideAfterCrash(previous, crash, policy);
 }
 

@@ -63,6 +63,22 @@ export interface LedgerItem {
   /** ISO-8601. */
   readonly lastAttemptAt: string;
   readonly quarantineId?: string;
+  /**
+   * Rule 3: a quarantine decided and begun but not yet marked. Whoever delivers the message next
+   * finishes this one, with the same id, instead of deciding (and writing) another.
+   */
+  readonly quarantining?: QuarantineIntent;
+}
+
+/** What a begun quarantine needs to be finished by another delivery. */
+export interface QuarantineIntent {
+  /** The record's id (core/ids.ts): writing again under it is idempotent. */
+  readonly id: string;
+  readonly reason: QuarantineReason;
+  /** Charges the decision adds to the item's. */
+  readonly charge: number;
+  /** The error that decided it, when it was a caught one. */
+  readonly error?: ErrorEvidence;
 }
 
 /** Why a message was quarantined (docs/design.md, "Quarantine reasons"). */

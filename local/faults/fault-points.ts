@@ -13,6 +13,7 @@ export const FAULT_POINTS = [
   'ledger.recordExternal:not-sent',
   'ledger.complete',
   'ledger.recordFailure',
+  'ledger.beginQuarantine',
   'ledger.markQuarantined',
   'ledger.inFlightKeysOf',
   'control.snapshot',

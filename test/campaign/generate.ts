@@ -206,6 +206,7 @@ const HEAVY_POINTS: ReadonlySet<FaultPoint> = new Set([
   'ledger.recordExternal:done',
   'ledger.complete',
   'ledger.recordFailure',
+  'ledger.beginQuarantine',
   'ledger.markQuarantined',
   'quarantine.putRecord',
   'operations.startPause',

@@ -23,6 +23,8 @@ export const INVARIANTS = [
   'completed-work-not-redone',
   /** (f) Every quarantine record can reach a terminal state: open ones hold what a replay or discard needs, waiting ones can be answered. */
   'quarantine-can-reach-an-end',
+  /** (f) One quarantine, one record: a quarantine interrupted half-way is finished, not written again under another id. */
+  'one-record-per-quarantine',
   /** (g) A tripped breaker always has a way back: after the drain (and one new message, the next batch that finds it) a running pause drives it, or it is closed. */
   'tripped-breaker-has-a-way-back',
   /** Rule 6: one crash starts (or restarts) the isolation trial at most once. */
@@ -48,6 +50,7 @@ const CHECKS: Record<InvariantName, Check> = {
   'charged-within-limit': chargedWithinLimit,
   'completed-work-not-redone': completedWorkNotRedone,
   'quarantine-can-reach-an-end': quarantineCanReachAnEnd,
+  'one-record-per-quarantine': oneRecordPerQuarantine,
   'tripped-breaker-has-a-way-back': (observation) =>
     held(observation.trace.breakerWithoutWayBack.slice(0, 1)),
   'one-trial-start-per-crash': oneTrialStartPerCrash,
@@ -166,6 +169,24 @@ function quarantineCanReachAnEnd({ world, trace }: Observation): Omit<Verdict, '
     if (record.status === 'open' && !stored) problems.push(`record ${record.id} is open without its content`);
   }
   return held(problems);
+}
+
+/**
+ * Within a generation a key is quarantined once: after that the ledger admits no attempt until a
+ * replay. A key collision is another message's own record, kept apart.
+ */
+function oneRecordPerQuarantine({ world }: Observation): Omit<Verdict, 'invariant'> {
+  const ids = new Map<string, string[]>();
+  for (const record of world.quarantine.records.values()) {
+    if (record.reason === 'key-collision') continue;
+    const quarantine = keyGeneration(record.messageKey, record.generation);
+    ids.set(quarantine, [...(ids.get(quarantine) ?? []), record.id]);
+  }
+  return held(
+    [...ids.values()]
+      .filter((records) => records.length > 1)
+      .map((records) => `one quarantine has ${records.length} records: ${records.join(', ')}`),
+  );
 }
 
 /**

@@ -587,6 +587,50 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       expect(retried).toStrictEqual(expected);
     });
 
+    it('given a quarantine begun, when retried, started, restarted and marked, then only its mark ends it', async () => {
+      // Prepare
+      const key = newKey('begin');
+      await ports.ledger.start(startOf(key, 'a1'));
+      const intent = { id: 'q1', reason: 'permanent-error' as const, charge: 1, error: EVIDENCE };
+
+      // Act
+      const begunOnce = await ports.ledger.beginQuarantine(key, 'a1', intent);
+      const retried = await ports.ledger.beginQuarantine(key, 'a1', intent);
+      const restart = await ports.ledger.restartAfterCrash(restartOf(key, 'a1', 'a2', 1));
+      const counters = { charged: 0, transientFailures: 0, unknownFailures: 0 };
+      const settled = await ports.ledger.recordFailure(key, 'a1', { counters, now: at(10) });
+      const start = await ports.ledger.start(startOf(key, 'a3', { now: at(20) }));
+      const stale = await refusal(
+        ports.ledger.beginQuarantine(key, 'a0', { ...intent, id: 'q2' }),
+        StaleAttemptError,
+      );
+      const marked = await ports.ledger.markQuarantined(key, {
+        attemptId: 'a1',
+        quarantineId: 'q1',
+        charge: 1,
+        now: at(30),
+      });
+      const retriedAfterMark = await ports.ledger.beginQuarantine(key, 'a1', intent);
+
+      // Assess
+      const quarantining = begun(key, 'a1', { quarantining: intent });
+      expect(begunOnce).toStrictEqual(quarantining);
+      expect(retried).toStrictEqual(quarantining);
+      expect(restart).toStrictEqual({ started: false, previous: quarantining });
+      expect(settled).toMatchObject({ state: 'ready', quarantining: intent });
+      expect(start).toStrictEqual({ started: false, previous: settled });
+      expect(stale.current).toStrictEqual(settled);
+      expect(marked).toStrictEqual(
+        ended(begun(key, 'a1'), {
+          state: 'quarantined',
+          charged: 1,
+          quarantineId: 'q1',
+          lastEndedAt: iso(30),
+        }),
+      );
+      expect(retriedAfterMark).toStrictEqual(marked);
+    });
+
     it('given a ready item, when marked without an attempt id, then it is quarantined', async () => {
       // Prepare
       const key = newKey('mark-ready');

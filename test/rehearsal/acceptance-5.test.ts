@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
 import { demoBody, startTestPipeline, type TestPipeline, waitUntilSettled } from './support';
 
-// 3 s: a quarantine (two S3 puts, the record, the ledger) must finish well inside it on a loaded
-// runner; killed half-way it leaves a second record (issue 8, defect 4, still open).
+// 3 s: a quarantine (the ledger's intent, two S3 puts, the record, the mark) finishes well inside
+// it on a loaded runner. Killed half-way, the redelivery would finish it (one record either way),
+// but the attempts this test counts would then include the redelivery's.
 const CONSUMER_TIMEOUT_SECONDS = 3;
 const VISIBILITY_MS = CONSUMER_TIMEOUT_SECONDS * 6 * 1000;
 

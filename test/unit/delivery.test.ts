@@ -342,6 +342,41 @@ describe('deliveries the start write refused for the new reasons', () => {
   });
 });
 
+describe('a quarantine begun and not finished (rule 3)', () => {
+  const intent = { id: 'q-1', reason: 'permanent-error' as const, charge: 1 };
+  it.each<[string, Partial<LedgerItem>, typeof REDELIVERED, DeliveryDecision]>([
+    [
+      'its mark failed and the attempt was settled: finished under its id, not run again',
+      { state: 'ready', quarantining: intent },
+      REDELIVERED,
+      { kind: 'finish-quarantine', quarantine: intent },
+    ],
+    [
+      'the worker died mid-quarantine: finished, the crash not charged',
+      { state: 'in-flight', quarantining: intent },
+      REDELIVERED,
+      { kind: 'finish-quarantine', quarantine: intent },
+    ],
+    [
+      'another message under the key: kept apart; the first comes back and finishes its own',
+      { state: 'ready', quarantining: intent, bodyDigest: 'digest-1' },
+      { messageId: 'another', bodyDigest: 'digest-2' },
+      { kind: 'key-collision' },
+    ],
+  ])('given %s', (_name, previous, delivered, expected) => {
+    expect(decideDelivery(aLedgerItem(previous), undefined, policy, AN_HOUR_LATER, delivered)).toStrictEqual(
+      expected,
+    );
+  });
+
+  it('given the quarantining attempt may still be running, then the delivery waits', () => {
+    const young = Date.parse(aLedgerItem().lastAttemptAt) + 10_000;
+    expect(
+      decideDelivery(aLedgerItem({ quarantining: intent }), undefined, policy, young, REDELIVERED),
+    ).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
+  });
+});
+
 describe('the last receive before the backstop', () => {
   const crashed = { lastAttemptAt: '2025-01-01T00:00:00.000Z' };
   const lastReceive = { ...REDELIVERED, lastReceive: true };

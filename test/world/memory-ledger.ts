@@ -5,12 +5,13 @@
  * was (ALL_OLD) on a refusal. test/integration/ports-contract.test.ts runs the same cases against
  * this class and the real adapter over the local AWS.
  */
-import type {
-  LedgerEntry,
-  QuarantineMark,
-  RestartInput,
-  StartInput,
-  StartResult,
+import {
+  type LedgerEntry,
+  type QuarantineMark,
+  quarantinesAs,
+  type RestartInput,
+  type StartInput,
+  type StartResult,
 } from '../../lambdas/adapters/attempt-ledger';
 import {
   LedgerStateMismatchError,
@@ -19,7 +20,12 @@ import {
 } from '../../lambdas/adapters/errors';
 import type { LedgerPort } from '../../lambdas/consumer/ports';
 import type { LedgerGlance } from '../../lambdas/core/suspects';
-import type { ErrorEvidence, ExternalRecord, FailureCounters } from '../../lambdas/core/types';
+import type {
+  ErrorEvidence,
+  ExternalRecord,
+  FailureCounters,
+  QuarantineIntent,
+} from '../../lambdas/core/types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Stored = Mutable<LedgerEntry> & { expiresAt?: number };
@@ -66,7 +72,11 @@ export class MemoryLedger implements LedgerPort {
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
     const current = this.items.get(input.key);
     if (current === undefined) throw conditionFailedOnNoItem('restartAfterCrash', input.key);
-    if (current.state !== 'in-flight' || current.attemptId !== input.previousAttemptId) {
+    const restartable =
+      current.state === 'in-flight' &&
+      current.attemptId === input.previousAttemptId &&
+      current.quarantining === undefined;
+    if (!restartable) {
       return { started: false, previous: copy(current) };
     }
     const next: Stored = {
@@ -135,12 +145,24 @@ export class MemoryLedger implements LedgerPort {
     );
   }
 
+  async beginQuarantine(key: string, attemptId: string, intent: QuarantineIntent): Promise<LedgerEntry> {
+    const current = this.items.get(key);
+    if (current !== undefined && isOpen(current) && current.attemptId === attemptId) {
+      current.quarantining = structuredClone(intent);
+      return copy(current);
+    }
+    if (current !== undefined && quarantinesAs(current, intent.id)) return copy(current);
+    throw new StaleAttemptError(
+      `beginQuarantine refused for key ${JSON.stringify(key)}: ${describe(current)}`,
+      current && copy(current),
+    );
+  }
+
   async markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry> {
     const current = this.items.get(key);
-    const open = current?.state === 'in-flight' || current?.state === 'ready';
     if (
       current !== undefined &&
-      open &&
+      isOpen(current) &&
       (mark.attemptId === undefined || current.attemptId === mark.attemptId)
     ) {
       current.state = 'quarantined';
@@ -149,6 +171,7 @@ export class MemoryLedger implements LedgerPort {
       current.charged += mark.charge ?? 0;
       delete current.envId;
       delete current.expiresAt;
+      delete current.quarantining;
       return copy(current);
     }
     if (current?.state === 'quarantined' && current.quarantineId === mark.quarantineId) return copy(current);
@@ -245,11 +268,21 @@ function storedExternal(external: ExternalRecord): ExternalRecord {
   return { name, status, ...(idempotencyKey === undefined ? {} : { idempotencyKey }), at };
 }
 
-/** The start write's condition on an existing item: a retry below the limit, no unrepeatable call. */
+/**
+ * The start write's condition on an existing item: a retry below the limit, no unrepeatable
+ * call, no quarantine begun.
+ */
 function admitsRetry(current: Stored, input: StartInput): boolean {
   return (
-    current.state === 'ready' && current.charged < input.attemptLimit && current.unrepeatable === undefined
+    current.state === 'ready' &&
+    current.charged < input.attemptLimit &&
+    current.unrepeatable === undefined &&
+    current.quarantining === undefined
   );
+}
+
+function isOpen(item: Stored): boolean {
+  return item.state === 'in-flight' || item.state === 'ready';
 }
 
 function begin(
