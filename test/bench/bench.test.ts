@@ -23,8 +23,8 @@ describe('npm run bench, calls and cost per message', () => {
       healthy: calls(2, 0, 0, 0, 0),
       transientRetry: calls(5, 1, 0, 2, 0),
       chargedCrash: calls(6, 3, 0, 1, 0),
-      quarantine: calls(3, 2, 2, 0, 0),
-      outcomeUnknown: calls(7, 5, 2, 1, 1),
+      quarantine: calls(4, 2, 2, 0, 0),
+      outcomeUnknown: calls(8, 5, 2, 1, 1),
       duplicate: calls(1, 0, 0, 0, 0),
     });
     expect(report.costPerMillionUsd?.healthy).toBe(1.25);
