@@ -11,6 +11,7 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DEFAULTS } from '../contract/defaults';
 import { ENV } from '../contract/env';
+import { EXECUTION_NAME_PREFIX } from '../contract/executions';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
@@ -43,6 +44,9 @@ export class PoisonQuarantine extends Construct {
   /** Every run of every pause (`pause-<epoch>`, `pause-<epoch>-r<n>`): their status is read. */
   private readonly pauseRunsArn: string;
   private readonly pauseRunsName: string;
+  /** Every outcome-unknown wait (`ou-<quarantine id>`): pq verify reads whether it still runs. */
+  private readonly verificationRunsArn: string;
+  private readonly verificationRunsName: string;
 
   constructor(scope: Construct, id: string, props: PoisonQuarantineProps) {
     super(scope, id);
@@ -78,13 +82,17 @@ export class PoisonQuarantine extends Construct {
       resourceName: stateMachineName,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    this.pauseRunsName = `${stateMachineName}:pause-*`;
-    this.pauseRunsArn = Stack.of(this).formatArn({
-      service: 'states',
-      resource: 'execution',
-      resourceName: this.pauseRunsName,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
+    const executionsNamed = (prefix: string) =>
+      Stack.of(this).formatArn({
+        service: 'states',
+        resource: 'execution',
+        resourceName: `${stateMachineName}:${prefix}*`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
+    this.pauseRunsName = `${stateMachineName}:${EXECUTION_NAME_PREFIX.pause}*`;
+    this.pauseRunsArn = executionsNamed(EXECUTION_NAME_PREFIX.pause);
+    this.verificationRunsName = `${stateMachineName}:${EXECUTION_NAME_PREFIX.outcomeUnknown}*`;
+    this.verificationRunsArn = executionsNamed(EXECUTION_NAME_PREFIX.outcomeUnknown);
 
     this.consumer = new ConsumerFunction(this, 'Consumer', {
       processorEntry: props.processorEntry,
@@ -213,10 +221,11 @@ export class PoisonQuarantine extends Construct {
         actions: ['states:StartExecution'],
         resourceArns: [this.stateMachine.stateMachineArn],
       }),
+      // verify checks that a record's execution still waits before it answers through it.
       iam.Grant.addToPrincipal({
         grantee,
         actions: ['states:DescribeExecution'],
-        resourceArns: [this.pauseRunsArn],
+        resourceArns: [this.pauseRunsArn, this.verificationRunsArn],
       }),
     ];
   }
@@ -245,12 +254,23 @@ export class PoisonQuarantine extends Construct {
           'A pause episode may need several runs, named as they are needed; the operator may only ' +
           'describe pause executions, to see whether one drives an open breaker back.',
       },
+      {
+        id: this.executionsFinding(this.verificationRunsName),
+        reason:
+          'Each outcome-unknown record has its own execution (ou-<quarantine id>); the operator may only ' +
+          'describe them, to answer a record whose execution is gone on the record itself.',
+      },
     );
   }
 
   /** The cdk-nag finding of a grant on every run of every pause. */
   private pauseRunsFinding(): string {
-    return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.pauseRunsName}]`;
+    return this.executionsFinding(this.pauseRunsName);
+  }
+
+  /** The cdk-nag finding of a grant on every execution whose name matches `name` (with a `*`). */
+  private executionsFinding(name: string): string {
+    return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}]`;
   }
 
   /** The cdk-nag finding of a grant on every object under the quarantine prefix. */

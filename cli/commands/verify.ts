@@ -1,9 +1,19 @@
 /** `pq verify`: rule 8, the operator's answer for a message whose outside call may have happened. */
-import { checkReason, decideVerify, type VerifyDecision, verifyOutput } from '../../lambdas/core/operator';
+import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
+import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
+import { checkReason } from '../../lambdas/core/operator';
+import {
+  decideVerify,
+  VERIFIED_STATUS,
+  type VerifyDecision,
+  verifyOutput,
+  verifyWaitOf,
+} from '../../lambdas/core/verify';
 import { positionals } from '../arguments';
 import type { Command, CommandContext } from '../command';
+import type { Deployment } from '../deployment';
 import { Refused, UsageError } from '../errors';
-import { replayRecord } from '../replay-flow';
+import { type Actor, replayRecord } from '../replay-flow';
 
 const DECISIONS: readonly VerifyDecision[] = ['done', 'not-done', 'discard'];
 
@@ -30,8 +40,10 @@ outside system (pq show ID: "Outside call" names it; the body identifies the req
   --discard    neither: drop it (e.g. the request is obsolete); nothing is replayed
 
 --reason is required and recorded with your identity in the audit and in the execution's output.
-Refused while the execution has not reached its wait yet (try again in a minute), once it was
-decided, and for --not-done while replay is frozen.`,
+If the record's execution is gone (it failed, was stopped or timed out, or never started), the
+decision is recorded on the record itself, with the same checks. Refused while the execution runs
+but has not reached its wait yet (try again in a minute), once it was decided, and for
+--not-done while replay is frozen.`,
   async run(context: CommandContext) {
     const [id] = positionals(context.args, ['ID']);
     const chosen = DECISIONS.filter((decision) => context.args.flag(decision));
@@ -45,13 +57,14 @@ decided, and for --not-done while replay is frozen.`,
     const deployment = await context.deployment();
     const record = await deployment.records.get(id ?? '');
     if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
-    const [token, control] = await Promise.all([
+    const [token, control, execution] = await Promise.all([
       deployment.records.taskTokenOf(record.id),
       deployment.control.snapshot(),
+      deployment.operations.outcomeUnknownStatus(record.id),
     ]);
     const plan = decideVerify(record, {
       decision,
-      hasTaskToken: token !== undefined,
+      wait: verifyWaitOf(execution, token !== undefined),
       replayFrozen: control.replayFrozen,
     });
     if (plan.kind === 'refuse') throw new Refused(`record ${record.id}: ${plan.reason}`);
@@ -66,26 +79,65 @@ decided, and for --not-done while replay is frozen.`,
       });
       ({ messageId: replayedAs } = await replayRecord(deployment, caused, 'verify', actor));
     }
-    // The token is used only here; the adapter's errors never quote it. The state machine writes
-    // the decision's audit entry (these who, why and at) when it moves the record on.
     try {
-      await deployment.operations.sendDecision(
-        token as string,
-        verifyOutput(decision, { who: actor.who, why, at: actor.now }),
-      );
+      if (plan.via === 'execution') {
+        // The token is used only here; the adapter's errors never quote it. The state machine
+        // writes the decision's audit entry (these who, why and at) when it moves the record on.
+        await deployment.operations.sendDecision(
+          token as string,
+          verifyOutput(decision, { who: actor.who, why, at: actor.now }),
+        );
+      } else {
+        await applyToRecord(deployment, record, decision, actor);
+      }
     } catch (error) {
       if (replayedAs === undefined) throw error;
       throw new Error(
-        `replayed ${record.id} as message ${replayedAs}, but the decision was not delivered ` +
-          `(${(error as Error).message}): run the same verify --not-done again to deliver it (it will not replay twice)`,
+        `replayed ${record.id} as message ${replayedAs}, but the decision was not recorded ` +
+          `(${(error as Error).message}): run the same verify --not-done again to record it (it will not replay twice)`,
       );
     }
+    const moved =
+      plan.via === 'execution'
+        ? ' The state machine records the decision and moves the record on (pq show ID).'
+        : ` No execution waits for it any more: the decision was recorded on the record itself (${VERIFIED_STATUS[decision]}).`;
     return {
-      json: { id: record.id, decision, ...(replayedAs === undefined ? {} : { replayedAs }) },
+      json: { id: record.id, decision, via: plan.via, ...(replayedAs === undefined ? {} : { replayedAs }) },
       text:
         `Answered ${record.id}: ${decision}.` +
         (replayedAs === undefined ? '' : ` Replayed once as message ${replayedAs}.`) +
-        ' The state machine records the decision and moves the record on (pq show ID).\n',
+        `${moved}\n`,
     };
   },
 };
+
+/**
+ * The state machine's writes for an answer, made here because its execution is gone (never
+ * started, failed, stopped, timed out): `done` completes the ledger item that still holds this
+ * quarantine, and the record leaves `awaiting-operator` once, with the decision's audit entry.
+ */
+async function applyToRecord(
+  deployment: Deployment,
+  record: QuarantineRecord,
+  decision: VerifyDecision,
+  actor: Actor,
+): Promise<void> {
+  try {
+    if (decision === 'done')
+      await deployment.ledger.completeQuarantined(record.messageKey, record.id, actor.now);
+    await deployment.records.setStatus(
+      record.id,
+      VERIFIED_STATUS[decision],
+      { who: actor.who, when: actor.now, why: actor.why },
+      { expected: ['awaiting-operator'], what: decision, closeWait: true },
+    );
+  } catch (error) {
+    if (error instanceof LedgerStateMismatchError)
+      throw new Refused(
+        `record ${record.id}: the attempts ledger no longer holds this quarantine (${error.message})`,
+      );
+    if (error instanceof QuarantineStatusConflictError)
+      throw new Refused(`record ${record.id}: another operator answered it first (${error.message})`);
+    throw error;
+  }
+}

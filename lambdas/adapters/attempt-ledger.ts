@@ -278,6 +278,29 @@ export class AttemptLedger {
       : new StaleAttemptError(message, current);
   }
 
+  /**
+   * Operator side, `verify --done` with no execution left to apply it: the call happened, so the
+   * message counts as completed; only while the item still holds this quarantine (or already
+   * completed it: a retry).
+   */
+  async completeQuarantined(key: string, quarantineId: string, now: Date): Promise<LedgerEntry> {
+    const outcome = await this.update('completeQuarantined', key, {
+      update: 'SET #state = :completed, #lastEndedAt = :now REMOVE #envId',
+      condition: '#quarantineId = :quarantineId AND #state IN (:quarantined, :completed)',
+      values: {
+        ':completed': COMPLETED,
+        ':quarantined': QUARANTINED,
+        ':quarantineId': S(quarantineId),
+        ':now': S(now.toISOString()),
+      },
+    });
+    if (outcome.ok) return outcome.item;
+    throw new LedgerStateMismatchError(
+      `completeQuarantined refused for key ${JSON.stringify(key)}: expected quarantined by ${quarantineId}, found ${describeEntry(outcome.previous)}`,
+      outcome.previous,
+    );
+  }
+
   /** Keys the execution environment had in flight (the sparse byEnv index; eventually consistent). */
   async inFlightKeysOf(envId: string): Promise<string[]> {
     const keys: string[] = [];

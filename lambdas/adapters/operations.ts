@@ -106,6 +106,11 @@ export class Operations {
     return runs;
   }
 
+  /** The status of a record's outcome-unknown execution; undefined when it never started. */
+  async outcomeUnknownStatus(quarantineId: string): Promise<string | undefined> {
+    return this.status(outcomeUnknownExecutionName(quarantineId));
+  }
+
   /** An operator's answer to an open wait; `output` becomes the waiting state's result. */
   async sendDecision(taskToken: string, output: object): Promise<void> {
     await this.answer('SendTaskSuccess', () =>

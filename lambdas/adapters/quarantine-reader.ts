@@ -129,18 +129,25 @@ export class QuarantineRecords {
 
   /**
    * A status change with its audit entry; with `expected`, refused unless the record is in one
-   * of them. `what` names the action in the audit (@default `set-status <status>`).
+   * of them. `what` names the action in the audit (@default `set-status <status>`). `closeWait`
+   * also removes the operator wait's token and time, as the state machine does when it applies
+   * a decision (@default false).
    */
   async setStatus(
     id: string,
     status: QuarantineStatus,
     action: OperatorAction,
-    options: { readonly expected?: readonly QuarantineStatus[]; readonly what?: string } = {},
+    options: {
+      readonly expected?: readonly QuarantineStatus[];
+      readonly what?: string;
+      readonly closeWait?: boolean;
+    } = {},
   ): Promise<QuarantineRecord> {
     const expected = options.expected ?? [];
     const placeholders = expected.map((_, index) => `:expected${index}`);
     const condition = expected.length > 0 ? `${EXISTS} AND #status IN (${placeholders.join(', ')})` : EXISTS;
-    return this.update('setStatus', id, `SET #status = :status, ${APPEND_AUDIT}`, condition, {
+    const closeWait = options.closeWait === true ? ' REMOVE #taskToken, #waitingSince' : '';
+    return this.update('setStatus', id, `SET #status = :status, ${APPEND_AUDIT}${closeWait}`, condition, {
       ':status': S(status),
       ...Object.fromEntries(expected.map((value, index) => [placeholders[index], S(value)])),
       ...auditValues({ ...action, what: options.what ?? `set-status ${status}` }),

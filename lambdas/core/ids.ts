@@ -3,7 +3,9 @@
  * duplicated, because every step (S3 objects, the record, the execution) reuses the same id.
  * node:crypto's hash is deterministic, so it belongs here as much as any arithmetic.
  */
+
 import { createHash } from 'node:crypto';
+import { EXECUTION_NAME_PREFIX } from '../../contract/executions';
 
 /** `q-<sha256(message key) first 16 hex>-g<generation>-a<attempts started>` (docs/design.md). */
 export function quarantineId(messageKey: string, generation: number, attemptsStarted: number): string {
@@ -33,7 +35,7 @@ function sha256(text: string): string {
  * at most 2 + 16 + 2 + 16 + 2 + 16 characters for safe integers, so both names fit.
  */
 export function outcomeUnknownExecutionName(quarantineId: string): string {
-  return `ou-${quarantineId}`;
+  return `${EXECUTION_NAME_PREFIX.outcomeUnknown}${quarantineId}`;
 }
 
 /**
@@ -41,5 +43,6 @@ export function outcomeUnknownExecutionName(quarantineId: string): string {
  * while the breaker stayed open is replaced by the next (`pause-<epoch>-r2`, ...).
  */
 export function pauseExecutionName(epoch: number, run = 1): string {
-  return run === 1 ? `pause-${epoch}` : `pause-${epoch}-r${run}`;
+  const name = `${EXECUTION_NAME_PREFIX.pause}${epoch}`;
+  return run === 1 ? name : `${name}-r${run}`;
 }

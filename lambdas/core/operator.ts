@@ -1,7 +1,7 @@
 /**
- * Rules 4, 8, 11c and 12 as the operator CLI applies them: may this record be replayed or
- * discarded, how a replay that broke half-way ends, may this verification be answered, may the
- * breaker be resumed or held. Decisions are data; the CLI
+ * Rules 4, 11c and 12 as the operator CLI applies them: may this record be replayed or
+ * discarded, how a replay that broke half-way ends, may the breaker be resumed or held (rule 8's
+ * answers are in verify.ts). Decisions are data; the CLI
  * carries them out with conditional writes, so a decision made on a stale read is still refused
  * by the table. Time and identity are passed in.
  */
@@ -138,57 +138,8 @@ export function decideResume(
   return { kind: 'finish', evidence: `the consumer picked the replay up (ledger: ${seen})` };
 }
 
-export type VerifyDecision = 'done' | 'not-done' | 'discard';
-
-/** `replay`: replay once before answering; false when an earlier run already replayed it. */
-export type VerifyPlan = { readonly kind: 'answer'; readonly replay: boolean } | Refusal;
-
 /** The audit `what` of a replay; on a record awaiting an operator it marks a `not-done` already replayed. */
 export const REPLAY_AUDIT = 'replay';
-
-/**
- * Rule 8. Only a record whose operator wait is open (a stored task token) can be answered; the
- * state machine then moves it on. A `not-done` that replayed but could not deliver its answer
- * leaves the record awaiting with a `replay` audit entry: running it again answers without a
- * second replay, and no other answer may follow a replay that happened.
- */
-export function decideVerify(
-  record: RecordFacts & { readonly audit: readonly { readonly what: string }[] },
-  context: {
-    readonly decision: VerifyDecision;
-    readonly hasTaskToken: boolean;
-    readonly replayFrozen: boolean;
-  },
-): VerifyPlan {
-  if (record.status !== 'awaiting-operator') {
-    return refuse(`its status is ${record.status}: only records awaiting an operator can be verified`);
-  }
-  if (!context.hasTaskToken) {
-    return refuse(
-      'no operator wait is open for it: its execution has not reached the wait yet (try again in a minute) or it was already decided',
-    );
-  }
-  const replayed = record.audit.some((entry) => entry.what === REPLAY_AUDIT);
-  if (replayed) {
-    return context.decision === 'not-done'
-      ? { kind: 'answer', replay: false }
-      : refuse(
-          'an earlier verify --not-done already replayed it (its answer did not arrive): answer --not-done again',
-        );
-  }
-  if (context.decision === 'not-done' && context.replayFrozen) {
-    return refuse('not-done replays the message, and replay is frozen (unfreeze first, or answer later)');
-  }
-  return { kind: 'answer', replay: context.decision === 'not-done' };
-}
-
-/** The waiting state's result (Operations.sendDecision); the state machine records it. */
-export function verifyOutput(
-  decision: VerifyDecision,
-  actor: { readonly who: string; readonly why: string; readonly at: Date },
-) {
-  return { decision, who: actor.who, why: actor.why, at: actor.at.toISOString() };
-}
 
 export type BreakerAction = 'resume' | 'hold';
 
@@ -288,6 +239,6 @@ function release(requarantine: boolean, evidence: string): ResumePlan {
   return { kind: 'release', requarantine, evidence };
 }
 
-function refuse(reason: string): Refusal {
+export function refuse(reason: string): Refusal {
   return { kind: 'refuse', reason };
 }

@@ -8,7 +8,7 @@
  */
 
 import { DEFAULTS } from '../../contract/defaults';
-import type { VerifyDecision } from '../../lambdas/core/operator';
+import type { VerifyDecision } from '../../lambdas/core/verify';
 import { QUARANTINE_REASONS } from '../../lambdas/core/types';
 import { BEHAVIOURS, type Behaviour } from '../../lambdas/demo/worker';
 import type { FaultKind, FaultPoint } from '../faults/fault-points';

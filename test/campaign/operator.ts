@@ -4,15 +4,18 @@
  * - replay an open record: record a cause first (rule 12), then the ledger's fresh budget
  *   conditioned on it still holding this quarantine, then the exact body to the source queue
  *   with `pq-message-key` and `pq-replay-of`; the record becomes `replayed`.
- * - answer a record waiting for a person, only through its RUNNING `ou-<id>` execution (the
- *   task token): `done` marks the ledger completed (unconditional, as MarkLedgerCompleted) and
- *   the record `resolved`; `not-done` replays as above, then the record is `replayed`;
- *   `discard` resolves it. The execution then succeeds.
+ * - answer a record waiting for a person, through its RUNNING `ou-<id>` execution (the task
+ *   token), or, when that execution is gone, on the record itself as `pq verify` does: `done`
+ *   marks the ledger completed (through the execution unconditionally, as MarkLedgerCompleted;
+ *   without it only while the item holds this quarantine) and the record `resolved`;
+ *   `not-done` replays as above, then the record is `replayed`; `discard` resolves it. A
+ *   running execution then succeeds.
  * Left out: claims (`replaying`), audit entries, replay freeze, answers that fail to arrive.
  */
 import { LedgerStateMismatchError } from '../../lambdas/adapters/errors';
 import { outcomeUnknownExecutionName } from '../../lambdas/core/ids';
-import { checkCause, decideReplay, decideVerify } from '../../lambdas/core/operator';
+import { checkCause, decideReplay } from '../../lambdas/core/operator';
+import { decideVerify, VERIFIED_STATUS, verifyWaitOf } from '../../lambdas/core/verify';
 import type { StoredRecord } from '../world/memory-quarantine';
 import type { World } from '../world/world';
 import type { Decision } from './schedule';
@@ -45,23 +48,31 @@ export async function answerOldest(deps: OperatorDeps, decision: Decision): Prom
   return false;
 }
 
-/** One answer; false when it cannot be given (no open wait, or a refused replay). */
+/** One answer; false when it cannot be given (a refused replay, or the ledger moved on). */
 export async function answer(deps: OperatorDeps, record: StoredRecord, decision: Decision): Promise<boolean> {
   const execution = deps.world.operations.executions.get(outcomeUnknownExecutionName(record.id));
+  const running = execution?.status === 'RUNNING';
   const plan = decideVerify(
     { status: record.status, cause: record.cause, audit: [] },
-    { decision, hasTaskToken: execution?.status === 'RUNNING', replayFrozen: false },
+    { decision, wait: verifyWaitOf(execution?.status, running), replayFrozen: false },
   );
-  if (plan.kind === 'refuse' || execution === undefined) return false;
+  if (plan.kind === 'refuse') return false;
+  if (decision === 'done' && plan.via === 'record' && !holdsQuarantine(deps.world, record)) return false;
   if (plan.replay) {
     if (!(await resetLedger(deps.world, record))) return false;
     deps.sendReplay(record);
   }
   if (decision === 'done')
     await deps.world.ledger.completeByOperator(record.messageKey, deps.world.clock.date());
-  record.status = decision === 'not-done' ? 'replayed' : 'resolved';
-  execution.status = 'SUCCEEDED';
+  record.status = VERIFIED_STATUS[decision];
+  if (execution !== undefined && running) execution.status = 'SUCCEEDED';
   return true;
+}
+
+/** The condition of the CLI's own `done` (AttemptLedger.completeQuarantined). */
+function holdsQuarantine(world: World, record: StoredRecord): boolean {
+  const item = world.ledger.get(record.messageKey);
+  return item?.quarantineId === record.id && (item.state === 'quarantined' || item.state === 'completed');
 }
 
 /** The replay's fresh budget; refused when the ledger no longer holds this quarantine. */

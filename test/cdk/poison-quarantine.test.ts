@@ -410,7 +410,9 @@ describe('PoisonQuarantine options', () => {
       'lambda:ListEventSourceMappings': ['*'],
       // resume and hold start the next pause run when none is running (issue 8, defect 1).
       'states:StartExecution': ['PipelineOperations'],
+      // ... and verify checks that a record's execution still waits (issue 8, defect 3).
       'states:DescribeExecution': [
+        'arn:AWS::Partition:states:eu-west-1:111111111111:execution:Test-Pipeline-9942903C-ops:ou-*',
         'arn:AWS::Partition:states:eu-west-1:111111111111:execution:Test-Pipeline-9942903C-ops:pause-*',
       ],
     };

@@ -333,6 +333,25 @@ describe('writes during and at the end of an attempt', () => {
     expect((await rawItem(key))?.expiresAt).toBeUndefined();
   });
 
+  it('completes an item for an operator only while it holds that quarantine; a retry changes nothing', async () => {
+    const key = `verified-${randomUUID()}`;
+    const current = attempt(key);
+    await ledger.start(current);
+    await ledger.markQuarantined(key, { attemptId: current.attemptId, quarantineId: 'q-1', now: T1 });
+
+    const other = ledger.completeQuarantined(key, 'q-2', T1);
+    const completed = await ledger.completeQuarantined(key, 'q-1', T1);
+    const retried = await ledger.completeQuarantined(key, 'q-1', T1);
+
+    await expect(other).rejects.toBeInstanceOf(LedgerStateMismatchError);
+    expect(completed).toMatchObject({
+      state: 'completed',
+      quarantineId: 'q-1',
+      lastEndedAt: T1.toISOString(),
+    });
+    expect(retried).toStrictEqual(completed);
+  });
+
   it('refuses to quarantine a completed item, with or without the attempt id', async () => {
     const key = `done-${randomUUID()}`;
     const current = attempt(key);

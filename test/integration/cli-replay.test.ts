@@ -214,16 +214,64 @@ describe('verify (rule 8)', () => {
       return status === 'RUNNING' ? undefined : status;
     });
 
-  it('refuses a record whose execution has not stored a token yet, and a plain replay of it', async () => {
+  it('a record whose execution never started: --done is applied to the record itself, and a plain replay is refused', async () => {
     const seeded = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
 
-    const verify = await cli.run('verify', seeded.id, '--done', '--reason', 'charge found in Stripe');
     const replay = await cli.run('replay', seeded.id);
+    const verify = await cli.run('verify', seeded.id, '--done', '--reason', 'charge found in Stripe');
 
-    expect(verify.code).toBe(2);
-    expect(verify.stderr).toContain('no operator wait is open for it');
     expect(replay.code).toBe(2);
     expect(replay.stderr).toContain('use verify --done|--not-done|--discard');
+    expect(verify).toMatchObject({
+      code: 0,
+      stderr: '',
+      stdout: expect.stringContaining('No execution waits'),
+    });
+    const record = await cli.records.get(seeded.id);
+    expect(record?.status).toBe('resolved');
+    expect(record?.audit.map(({ who, what, why }) => ({ who, what, why }))).toStrictEqual([
+      { who: MOTO_CALLER, what: 'done', why: 'charge found in Stripe' },
+    ]);
+    expect(await cli.ledger.get(seeded.messageKey)).toMatchObject({
+      state: 'completed',
+      quarantineId: seeded.id,
+    });
+    expect(await cli.receive()).toStrictEqual([]);
+  });
+
+  it('an execution that failed while it waited (a dead token stored): --not-done replays once and marks the record replayed itself', async () => {
+    const waiting = await waitingForOperator();
+    const token = await cli.records.taskTokenOf(waiting.id);
+    await operations().sendFailure(token as string, 'Test.WaitBroken', 'the wait failed');
+    expect(await finished(waiting.executionArn)).toBe('FAILED');
+    expect(await cli.records.taskTokenOf(waiting.id)).toBeDefined();
+
+    const verify = await cli.run('verify', waiting.id, '--not-done', '--reason', 'no charge in Stripe');
+    const again = await cli.run('verify', waiting.id, '--not-done', '--reason', 'no charge in Stripe');
+
+    expect(verify).toMatchObject({ code: 0, stdout: expect.stringContaining('Replayed once as message') });
+    expect(again).toMatchObject({ code: 2, stderr: expect.stringContaining('its status is replayed') });
+    expect((await cli.receive()).map(replayOf)).toStrictEqual([waiting.id]);
+    const record = await cli.records.get(waiting.id);
+    expect(record?.status).toBe('replayed');
+    expect(record?.audit.map((entry) => entry.what)).toStrictEqual([
+      'set-cause "no charge in Stripe"',
+      'replay',
+      'not-done',
+    ]);
+    expect(await cli.records.taskTokenOf(waiting.id)).toBeUndefined();
+    expect(await cli.ledger.get(waiting.messageKey)).toMatchObject({ state: 'ready', generation: 1 });
+  });
+
+  it('a record with no execution: --discard resolves it, nothing replayed, the ledger left quarantined', async () => {
+    const seeded = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });
+
+    const verify = await cli.run('verify', seeded.id, '--discard', '--reason', 'order cancelled');
+
+    expect(verify).toMatchObject({ code: 0, stderr: '' });
+    expect(await cli.records.get(seeded.id)).toMatchObject({ status: 'resolved' });
+    expect(await cli.ledger.get(seeded.messageKey)).toMatchObject({ state: 'quarantined' });
+    expect(await cli.receive()).toStrictEqual([]);
   });
 
   it('--done: the execution succeeds, the record is resolved and the ledger completed, nothing replayed', async () => {

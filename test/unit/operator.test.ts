@@ -7,7 +7,6 @@ import {
   decideDiscard,
   decideReplay,
   decideResume,
-  decideVerify,
   type GroupedRecord,
   groupBySignature,
   groupId,
@@ -15,9 +14,14 @@ import {
   matchesGroup,
   REPLAY_AUDIT,
   REPLAY_STARTED_AUDIT,
-  type VerifyDecision,
-  verifyOutput,
 } from '../../lambdas/core/operator';
+import {
+  decideVerify,
+  type VerifyDecision,
+  type VerifyWait,
+  verifyOutput,
+  verifyWaitOf,
+} from '../../lambdas/core/verify';
 
 const open = { status: 'open', cause: 'schema v3 not deployed' };
 const awaiting: { status: string; cause: string; audit: readonly { what: string }[] } = {
@@ -52,35 +56,47 @@ describe('decideReplay (rules 4, 11c, 12)', () => {
 });
 
 describe('decideVerify (rule 8)', () => {
-  type Case = [string, typeof awaiting, VerifyDecision, boolean, boolean, ReturnType<typeof decideVerify>];
+  type Case = [string, typeof awaiting, VerifyDecision, VerifyWait, boolean, ReturnType<typeof decideVerify>];
   const refuse = (text: string) => ({ kind: 'refuse', reason: expect.stringContaining(text) }) as never;
+  const answer = (replay: boolean, via: 'execution' | 'record' = 'execution') =>
+    ({ kind: 'answer', replay, via }) as const;
 
   it.each<Case>([
-    ['done answers without a replay', awaiting, 'done', true, false, { kind: 'answer', replay: false }],
-    ['discard answers without a replay', awaiting, 'discard', true, false, { kind: 'answer', replay: false }],
-    ['not-done replays, then answers', awaiting, 'not-done', true, false, { kind: 'answer', replay: true }],
+    ['done answers without a replay', awaiting, 'done', 'open', false, answer(false)],
+    ['discard answers without a replay', awaiting, 'discard', 'open', false, answer(false)],
+    ['not-done replays, then answers', awaiting, 'not-done', 'open', false, answer(true)],
+    ['done is allowed while replay is frozen', awaiting, 'done', 'open', true, answer(false)],
+    ['not-done is refused while replay is frozen', awaiting, 'not-done', 'open', true, refuse('frozen')],
     [
-      'done is allowed while replay is frozen',
+      'an execution that has not opened its wait yet: try again',
       awaiting,
       'done',
-      true,
-      true,
-      { kind: 'answer', replay: false },
+      'opening',
+      false,
+      refuse('try again in a minute'),
     ],
-    ['not-done is refused while replay is frozen', awaiting, 'not-done', true, true, refuse('frozen')],
     [
-      'no stored token: the wait is not open',
+      'an execution that is gone: the answer is applied to the record itself',
       awaiting,
       'done',
+      'gone',
       false,
-      false,
-      refuse('no operator wait is open'),
+      answer(false, 'record'),
     ],
+    [
+      'not-done with the execution gone: replayed, applied to the record',
+      awaiting,
+      'not-done',
+      'gone',
+      false,
+      answer(true, 'record'),
+    ],
+    ['not-done with the execution gone, replay frozen', awaiting, 'not-done', 'gone', true, refuse('frozen')],
     [
       'an open record is not verified',
       { ...awaiting, status: 'open' },
       'done',
-      true,
+      'open',
       false,
       refuse('status is open'),
     ],
@@ -88,7 +104,7 @@ describe('decideVerify (rule 8)', () => {
       'a resolved record is not verified',
       { ...awaiting, status: 'resolved' },
       'done',
-      true,
+      'gone',
       false,
       refuse('resolved'),
     ],
@@ -96,15 +112,23 @@ describe('decideVerify (rule 8)', () => {
       'a not-done whose answer was lost answers again without a second replay',
       replayedOnce,
       'not-done',
+      'open',
       true,
-      true,
-      { kind: 'answer', replay: false },
+      answer(false),
+    ],
+    [
+      'a not-done whose answer was lost, its execution gone since: applied without a second replay',
+      replayedOnce,
+      'not-done',
+      'gone',
+      false,
+      answer(false, 'record'),
     ],
     [
       'after a not-done replay, done is refused',
       replayedOnce,
       'done',
-      true,
+      'open',
       false,
       refuse('already replayed'),
     ],
@@ -112,12 +136,24 @@ describe('decideVerify (rule 8)', () => {
       'after a not-done replay, discard is refused',
       replayedOnce,
       'discard',
-      true,
+      'gone',
       false,
       refuse('already replayed'),
     ],
-  ])('%s', (_name, record, decision, hasTaskToken, replayFrozen, expected) => {
-    expect(decideVerify(record, { decision, hasTaskToken, replayFrozen })).toStrictEqual(expected);
+  ])('%s', (_name, record, decision, wait, replayFrozen, expected) => {
+    expect(decideVerify(record, { decision, wait, replayFrozen })).toStrictEqual(expected);
+  });
+
+  it.each<[string | undefined, boolean, VerifyWait]>([
+    ['RUNNING', true, 'open'],
+    ['RUNNING', false, 'opening'],
+    [undefined, false, 'gone'],
+    ['FAILED', true, 'gone'],
+    ['ABORTED', true, 'gone'],
+    ['TIMED_OUT', false, 'gone'],
+    ['SUCCEEDED', false, 'gone'],
+  ])('an execution %s with a stored token %s: the wait is %s', (status, hasTaskToken, expected) => {
+    expect(verifyWaitOf(status, hasTaskToken)).toBe(expected);
   });
 
   it('answers the state machine with decision, who, why and an ISO time', () => {
