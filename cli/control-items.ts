@@ -11,12 +11,12 @@ import {
   BREAKER_KEY,
   FREEZE_KEY,
   ISOLATION_KEY,
-  toBreaker,
+  readBreaker,
   toIsolation,
 } from '../lambdas/adapters/control-items';
 import { auditEntryAttribute } from '../lambdas/adapters/quarantine-item';
 import type { AuditEntry } from '../lambdas/adapters/quarantine-writer';
-import type { BreakerRecord } from '../lambdas/core/breaker';
+import type { BreakerReading } from '../lambdas/core/breaker';
 import type { IsolationTrial } from '../lambdas/core/isolation';
 import type { BreakerAction } from '../lambdas/core/operator';
 import { Refused } from './errors';
@@ -29,11 +29,13 @@ const SET_ACTION =
 
 export interface BreakerView {
   /** Undefined: the breaker never opened (no item). */
-  readonly breaker: BreakerRecord | undefined;
+  readonly breaker: BreakerReading | undefined;
   readonly operatorAction?: string;
   /** A pause execution waits for an operator's answer (a task token is stored). */
   readonly waitingForOperator: boolean;
   readonly audit: readonly AuditEntry[];
+  /** An unreadable item's attributes as stored, for a person to see what is wrong; never its task token. */
+  readonly storedAttributes?: Item;
 }
 
 export interface FreezeView {
@@ -110,12 +112,19 @@ export class ControlItems {
 
   private breakerView(item: Item | undefined): BreakerView {
     if (item === undefined) return { breaker: undefined, waitingForOperator: false, audit: [] };
+    const breaker = readBreaker(item, this.defaultCooldownSeconds);
+    const waitingForOperator = item.taskToken !== undefined;
+    if (breaker.state === 'unreadable') {
+      // Its operator fields may be as garbled as the rest: shown as stored, not read.
+      const { pk, sk, taskToken, ...storedAttributes } = item;
+      return { breaker, waitingForOperator, audit: [], storedAttributes };
+    }
     const read = new ItemReader(item, 'breaker');
     const operatorAction = read.optionalString('operatorAction');
     return {
-      breaker: toBreaker(item, this.defaultCooldownSeconds),
+      breaker,
       ...(operatorAction === undefined ? {} : { operatorAction }),
-      waitingForOperator: item.taskToken !== undefined,
+      waitingForOperator,
       audit: read.list('audit').map((entry) => ({
         who: entry.string('who'),
         when: entry.string('when'),

@@ -28,6 +28,9 @@ A typical incident:
   pq replay ID                    once the fix is deployed (or --group GROUP)
   pq discard ID --reason "..."    or: it must never run (resolved, content kept)
 
+A breaker item nobody can read (pq status: Breaker UNREADABLE; the consumer holds every message):
+  pq reset-breaker --reason "..."   repairs it into a stop, audited; then pq resume --reason "..."
+
 Exit codes: 0 done; 2 refused or bad arguments, nothing changed (the reason is on stderr);
 1 failed (AWS unreachable, access denied...: the message is on stderr).
 

@@ -7,6 +7,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { BREAKER_UNREADABLE_LOG_EVENT } from '../contract/log-events';
 
 /** Namespace of the metrics poison-quarantine derives from its consumer's logs. */
 export const METRIC_NAMESPACE = 'PoisonQuarantine';
@@ -65,7 +66,36 @@ export class QuarantineAlarms extends Construct {
       metric: props.consumer.metricErrors({ period: Duration.minutes(1) }),
       threshold: 0,
     });
+    this.addBreakerUnreadableAlarm(props);
     this.addOperationsAlarms(props.operations);
+  }
+
+  /**
+   * The consumer holds every message while the breaker item cannot be read, and only a person can
+   * repair it. The log line names its queue, and the alarm watches that queue's series alone: a
+   * filter's dimensions make a series of their own, which an alarm without them never sees.
+   */
+  private addBreakerUnreadableAlarm(props: QuarantineAlarmsProps): void {
+    const unreadable = new logs.MetricFilter(this, 'BreakerUnreadableFilter', {
+      logGroup: props.consumerLogGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.event', '=', BREAKER_UNREADABLE_LOG_EVENT),
+      metricNamespace: METRIC_NAMESPACE,
+      metricName: 'BreakerUnreadable',
+      metricValue: '1',
+      dimensions: { Queue: '$.sourceQueue' },
+    });
+    this.add(
+      'BreakerUnreadable',
+      'The breaker item cannot be read: the consumer runs nothing and holds every message. pq status shows what is wrong; repair it with pq reset-breaker, then pq resume.',
+      {
+        metric: unreadable.metric({
+          statistic: 'Sum',
+          period: Duration.minutes(1),
+          dimensionsMap: { Queue: props.queue.queueArn },
+        }),
+        threshold: 0,
+      },
+    );
   }
 
   /**

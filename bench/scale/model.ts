@@ -119,7 +119,8 @@ class ScaleModel {
     if (snapshot.breaker !== undefined && snapshot.breaker.state !== 'closed') {
       snapshot = await environment.cache.refresh();
     }
-    if (holdingBreaker(snapshot.breaker) !== undefined) return;
+    const breaker = snapshot.breaker;
+    if (breaker?.state === 'unreadable' || holdingBreaker(breaker) !== undefined) return;
     const inTrial = snapshot.isolation?.active === true;
     for (let index = 0; index < this.scenario.batchSize; index++) {
       this.messagesSeen += 1;

@@ -5,6 +5,7 @@
  */
 
 import { TaskTokenRejectedError } from '../../lambdas/adapters/errors';
+import type { BreakerReading } from '../../lambdas/core/breaker';
 import {
   type BreakerAction,
   breakerOutput,
@@ -90,12 +91,13 @@ export const resume = breakerCommand('resume');
 export const hold = breakerCommand('hold');
 
 /** Starts the next run of the breaker's pause unless one is running; its name, if started. */
-async function ensurePauseRun(
+export async function ensurePauseRun(
   deployment: Deployment,
-  breaker: { readonly epoch: number; readonly reason?: string; readonly stop: boolean } | undefined,
+  breaker: BreakerReading | undefined,
 ): Promise<string | undefined> {
-  if (breaker === undefined) return undefined;
-  const pause = { epoch: breaker.epoch, reason: breaker.reason ?? 'outage', stop: breaker.stop };
+  // A closed breaker has no pause, and an unreadable one no episode a run could drive.
+  if (breaker === undefined || breaker.state === 'closed' || breaker.state === 'unreadable') return undefined;
+  const pause = { epoch: breaker.epoch, reason: breaker.reason, stop: breaker.stop };
   const outcome = await deployment.operations.startPause({ ...pause, ...deployment.config.breakerTimings });
   return outcome.started ? outcome.executionArn.split(':').at(-1) : undefined;
 }

@@ -6,6 +6,7 @@ import { discard } from './discard';
 import { freeze, unfreeze } from './freeze';
 import { list } from './list';
 import { replay } from './replay';
+import { resetBreaker } from './reset-breaker';
 import { show } from './show';
 import { status } from './status';
 import { verify } from './verify';
@@ -22,4 +23,5 @@ export const COMMANDS: readonly Command[] = [
   unfreeze,
   hold,
   resume,
+  resetBreaker,
 ];

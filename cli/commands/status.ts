@@ -1,5 +1,8 @@
 /** `pq status`: is the consumer consuming, and what waits for a person. */
+import type { Item } from '../../lambdas/adapters/attribute-values';
+import { BREAKER_READ_ATTRIBUTES } from '../../lambdas/adapters/control-items';
 import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import type { UnreadableBreaker } from '../../lambdas/core/breaker';
 import type { Command, CommandContext } from '../command';
 import type { ControlView } from '../control-items';
 import type { Deployment } from '../deployment';
@@ -22,7 +25,8 @@ Shows:
   Breaker     closed = normal; open = paused after an outage or a stop condition (reason, epoch);
               half-open = probing. "waiting for operator" = run pq resume or pq hold. The pause
               execution driving it, or NO PAUSE EXECUTION RUNNING: then pq resume (or pq hold)
-              starts one
+              starts one. UNREADABLE = the item holds what no reader knows (what is wrong and
+              its stored attributes are shown): nothing runs until pq reset-breaker
   Isolation   a trial that runs one message at a time after an unattributable crash
   Replay      allowed, or FROZEN (by whom, why): pq unfreeze --reason "..."
   Records     unresolved quarantine records by reason. awaiting-operator = outcome unknown:
@@ -39,8 +43,9 @@ Next: pq list --group`,
     ]);
     const byReason = countByReason(records.flat());
     const breaker = control.breaker.breaker;
+    // An unreadable breaker has no episode whose runs could be asked for.
     const pauseRuns =
-      breaker === undefined || breaker.state === 'closed'
+      breaker === undefined || breaker.state === 'closed' || breaker.state === 'unreadable'
         ? []
         : await deployment.operations.pauseRuns(breaker.epoch);
     const json = {
@@ -123,6 +128,7 @@ interface PauseRun {
 function describeBreaker({ breaker: view }: ControlView, pauseRuns: readonly PauseRun[]): string {
   const { breaker } = view;
   if (breaker === undefined || breaker.state === 'closed') return `closed (consuming normally)`;
+  if (breaker.state === 'unreadable') return describeUnreadable(breaker, view.storedAttributes ?? {});
   const parts = [
     `${breaker.state.toUpperCase()} since ${new Date(breaker.openedAt).toISOString()}`,
     `reason ${breaker.reason}`,
@@ -141,6 +147,18 @@ function describeBreaker({ breaker: view }: ControlView, pauseRuns: readonly Pau
       : `NO PAUSE EXECUTION RUNNING for epoch ${breaker.epoch}: nothing drives it back; pq resume --reason "..." (or pq hold) starts one${runs ? ` (runs: ${runs})` : ''}`,
   );
   return parts.join('; ');
+}
+
+/** What is wrong, and the attributes a reading depends on as stored (escaped by `fields`). */
+function describeUnreadable(breaker: UnreadableBreaker, stored: Item): string {
+  const attributes = BREAKER_READ_ATTRIBUTES.filter((name) => stored[name] !== undefined)
+    .map((name) => `${name}=${JSON.stringify(stored[name])}`)
+    .join(' ');
+  return [
+    `UNREADABLE: ${breaker.problem}`,
+    `stored: ${attributes || '(none of its attributes)'}`,
+    'nothing runs: the consumer holds every message until pq reset-breaker --reason "..."',
+  ].join('; ');
 }
 
 function describeIsolation({ isolation }: ControlView): string {

@@ -4,7 +4,7 @@
  * as the core keeps them.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { BreakerRecord } from '../core/breaker';
+import type { BreakerReading, BreakerRecord } from '../core/breaker';
 import { type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import { type Item, ItemReader, S } from './attribute-values';
 import { MalformedItemError } from './errors';
@@ -14,9 +14,48 @@ export const ISOLATION_KEY: Item = { pk: S('isolation'), sk: S('state') };
 export const FREEZE_KEY: Item = { pk: S('replay'), sk: S('freeze') };
 
 /**
+ * Every attribute `toBreaker` reads: while none of them changes, the item reads as it did (the
+ * operator's reset of an unreadable item is conditioned on exactly that).
+ */
+export const BREAKER_READ_ATTRIBUTES = [
+  'state',
+  'epoch',
+  'cooldownSeconds',
+  'reason',
+  'openedAt',
+  'stop',
+  'probeSuccesses',
+  'probeFailures',
+] as const;
+
+/**
+ * The breaker item as read: a breaker, or, where `toBreaker` finds it malformed, what is wrong
+ * with it. An unreadable breaker is a state of its own (core/breaker.ts), not an error: the
+ * consumer fails closed on it and `pq` shows and resets it, where an error would stop them both.
+ */
+export function readBreaker(item: Item, defaultCooldownSeconds: number): BreakerReading {
+  try {
+    return toBreaker(item, defaultCooldownSeconds);
+  } catch (error) {
+    if (!(error instanceof MalformedItemError)) throw error;
+    const epoch = readableEpoch(item);
+    return { state: 'unreadable', problem: error.message, ...(epoch === undefined ? {} : { epoch }) };
+  }
+}
+
+function readableEpoch(item: Item): number | undefined {
+  try {
+    return new ItemReader(item, 'breaker').counter('epoch');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The operations state machine writes this item too, so the reading is lenient where it may
  * differ: `openedAt` as epoch milliseconds or ISO-8601, `cooldownSeconds`, `reason` and `stop`
- * possibly absent. An unknown state is still an error: guessing it could resume a paused consumer.
+ * possibly absent. An unknown state, or a `stop` that is no boolean, is still an error: guessing
+ * it could resume a paused consumer.
  */
 export function toBreaker(item: Item, defaultCooldownSeconds: number): BreakerRecord {
   const read = new ItemReader(item, 'breaker');
@@ -32,7 +71,14 @@ export function toBreaker(item: Item, defaultCooldownSeconds: number): BreakerRe
     return { state, reason, epoch, openedAt, cooldownSeconds, stop: false, probeSuccesses, probeFailures };
   }
   if (state === 'open')
-    return { state, reason, epoch, openedAt, cooldownSeconds, stop: item.stop?.BOOL ?? false };
+    return {
+      state,
+      reason,
+      epoch,
+      openedAt,
+      cooldownSeconds,
+      stop: item.stop !== undefined && read.boolean('stop'),
+    };
   throw new MalformedItemError(`breaker: unknown state ${JSON.stringify(state)}`);
 }
 

@@ -11,20 +11,35 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { BreakerRecord } from '../core/breaker';
+import type { BreakerReading, OpenBreaker } from '../core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
 import { defaultPolicy, type Policy } from '../core/types';
 import { BOOL, type Item, ItemReader, L, M, N, S } from './attribute-values';
 import { type ConditionalUpdate, guarded, namesIn, putIf, updateIf } from './conditional-writes';
-import { BREAKER_KEY, FREEZE_KEY, ISOLATION_KEY, toBreaker, toIsolation } from './control-items';
+import {
+  BREAKER_KEY,
+  BREAKER_READ_ATTRIBUTES,
+  FREEZE_KEY,
+  ISOLATION_KEY,
+  readBreaker,
+  toIsolation,
+} from './control-items';
 import { ControlStateUnavailableError, describeSdkError } from './errors';
+import { auditEntryAttribute } from './quarantine-item';
+import type { AuditEntry } from './quarantine-writer';
 
 /** What the consumer caches for a few seconds per execution environment. */
 export interface ControlSnapshot {
-  readonly breaker: BreakerRecord | undefined;
+  readonly breaker: BreakerReading | undefined;
   readonly isolation: IsolationTrial | undefined;
   readonly replayFrozen: boolean;
+}
+
+/** The breaker item as stored, and as read: what an operator's reset is conditioned on. */
+export interface BreakerItem {
+  readonly reading: BreakerReading;
+  readonly attributes: Item;
 }
 
 export interface ReplayFreeze {
@@ -81,7 +96,7 @@ export class ControlState {
     const isolation = find('isolation');
     const freeze = find('replay');
     return {
-      breaker: breaker && toBreaker(breaker, this.timings.breakerCooldownSeconds),
+      breaker: breaker && readBreaker(breaker, this.timings.breakerCooldownSeconds),
       isolation: isolation && toIsolation(isolation),
       replayFrozen: freeze !== undefined && new ItemReader(freeze, 'replay freeze').boolean('frozen'),
     };
@@ -283,6 +298,60 @@ export class ControlState {
     // Not ended by this call: another environment ended it, or a crash restarted it. Either stands.
     const after = ended.ok ? ended.item : ended.old;
     return after === undefined ? NO_TRIAL : toIsolation(after);
+  }
+
+  /** The breaker item, strongly consistent; undefined when the breaker never opened. */
+  async breakerItem(): Promise<BreakerItem | undefined> {
+    const result = await this.guard('breakerItem', () =>
+      this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: BREAKER_KEY, ConsistentRead: true }),
+      ),
+    );
+    const attributes = result.Item;
+    if (attributes === undefined) return undefined;
+    return { reading: readBreaker(attributes, this.timings.breakerCooldownSeconds), attributes };
+  }
+
+  /**
+   * An operator's repair of an unreadable breaker item (`pq reset-breaker`): it becomes
+   * `repaired`, with the audit entry, only while every attribute a reading depends on is as
+   * `read` had it, so a breaker a consumer or the state machine rewrote since is left alone. The
+   * answers of the old episode go (operator action, a wait's token, probe counts); what the pause
+   * remembered of the mapping stays, for the resume to restore.
+   */
+  async resetUnreadableBreaker(
+    read: BreakerItem,
+    repaired: OpenBreaker,
+    entry: AuditEntry,
+  ): Promise<{ readonly reset: boolean }> {
+    const unchanged = BREAKER_READ_ATTRIBUTES.map((name) =>
+      read.attributes[name] === undefined ? `attribute_not_exists(#${name})` : `#${name} = :was_${name}`,
+    );
+    const was = Object.fromEntries(
+      BREAKER_READ_ATTRIBUTES.filter((name) => read.attributes[name] !== undefined).map((name) => [
+        `:was_${name}`,
+        read.attributes[name],
+      ]),
+    );
+    const outcome = await this.update('resetUnreadableBreaker', BREAKER_KEY, {
+      update:
+        'SET #state = :open, #reason = :reason, #epoch = :epoch, #openedAt = :openedAt, #stop = :stop, ' +
+        '#cooldownSeconds = :cooldown, #audit = list_append(if_not_exists(#audit, :noAudit), :entry) ' +
+        'REMOVE #operatorAction, #taskToken, #waitingSince, #probeSuccesses, #probeFailures, #halfOpenAt',
+      condition: ['attribute_exists(#pk)', ...unchanged].join(' AND '),
+      values: {
+        ...was,
+        ':open': S(repaired.state),
+        ':reason': S(repaired.reason),
+        ':epoch': N(repaired.epoch),
+        ':openedAt': N(repaired.openedAt),
+        ':stop': BOOL(repaired.stop),
+        ':cooldown': N(repaired.cooldownSeconds),
+        ':noAudit': L([]),
+        ':entry': L([auditEntryAttribute(entry)]),
+      },
+    });
+    return { reset: outcome.ok };
   }
 
   /** Rule 11c: an operator freezes (or thaws) all replay. */

@@ -4,6 +4,7 @@
  * quarantined goes back to the queue; nothing is dropped.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { ControlSnapshot } from '../adapters/control-state';
 import {
   type BreakerRecord,
   type HalfOpenBreaker,
@@ -22,8 +23,9 @@ import type { ControlCache } from './control-cache';
 import type { ConsumerDeps } from './deps';
 import { keepPauseAlive } from './outage-watch';
 import { processRecord, type RecordOutcome, type RecordSession } from './record-lifecycle';
-import { onLastReceive } from './record-outcome';
+import { onLastReceive, returnAfter, returnedOnError, staysInQueue } from './record-outcome';
 import type { ShareWindow } from './share-window';
+import { holdWhileUnreadable } from './unreadable-breaker';
 
 export interface BatchState {
   readonly cache: ControlCache;
@@ -48,12 +50,11 @@ export async function handleBatch(
   event: SQSEvent,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> {
-  let snapshot = await state.cache.get();
-  // The breaker may have gone half-open since the cached read (a probe must not be refused), or
-  // another environment's probe may have failed this window: breakers in motion are read fresh.
-  if (snapshot.breaker !== undefined && snapshot.breaker.state !== 'closed')
-    snapshot = await state.cache.refresh();
-  const holding = holdingBreaker(snapshot.breaker);
+  const snapshot = await currentControl(state.cache);
+  if (snapshot.breaker?.state === 'unreadable')
+    return holdWhileUnreadable(deps, state.shares, snapshot.breaker, event.Records);
+  const breaker = snapshot.breaker;
+  const holding = holdingBreaker(breaker);
   let records = event.Records;
   const held: SQSRecord[] = [];
   if (holding !== undefined) {
@@ -74,7 +75,7 @@ export async function handleBatch(
   let isolationActive = snapshot.isolation?.active === true;
   const session: RecordSession = {
     shares: state.shares,
-    probing: probesTheWindow(snapshot.breaker),
+    probing: probesTheWindow(breaker),
     isolationActive: () => isolationActive,
     paused: () => paused !== undefined,
     pause: (why) => {
@@ -106,7 +107,9 @@ export async function handleBatch(
     started += 1;
     const startedAt = deps.now().getTime();
     const { result, calls } = await deps.meter.measure(async () => {
-      const outcome = await processSafely(deps, session, record, context);
+      const outcome = await returnedOnError(deps, record, () =>
+        processRecord(deps, session, record, () => context.getRemainingTimeInMillis()),
+      );
       if (isolationActive && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
         await deps.control.isolationMessagePassed();
       }
@@ -146,16 +149,13 @@ export async function handleBatch(
   if (paused === 'outage') {
     // This batch paused for an outage: what it hands back is what the next probe needs. A stop
     // waits for a person: its records keep their visibility timeout.
-    const wait = handBackSeconds(deps, snapshot.breaker);
+    const wait = handBackSeconds(deps, breaker);
     const returned = records.filter(
       (record) => (outcomes.get(record.messageId) ?? NOT_STARTED).kind === 'returned',
     );
     await Promise.all(returned.map((record) => returnAfter(deps, record, wait)));
   }
-  const failed = records.filter((record) => {
-    const outcome = outcomes.get(record.messageId) ?? NOT_STARTED;
-    return outcome.kind === 'retry' || outcome.kind === 'returned';
-  });
+  const failed = records.filter((record) => staysInQueue(outcomes.get(record.messageId) ?? NOT_STARTED));
   return { batchItemFailures: [...held, ...failed].map((record) => ({ itemIdentifier: record.messageId })) };
 }
 
@@ -170,25 +170,13 @@ function handBackSeconds(deps: ConsumerDeps, breaker: BreakerRecord | undefined)
 }
 
 /**
- * One record's failure to reach AWS (the ledger, the quarantine) returns that record only: the
- * others of the batch are not thrown back with it, and no work is left half-way (rule 1).
+ * The control state, cached per environment, but read fresh while the breaker is not closed: it
+ * may have gone half-open since the cached read (a probe must not be refused), another
+ * environment's probe may have failed this window, or an unreadable item may have been repaired.
  */
-async function processSafely(
-  deps: ConsumerDeps,
-  session: RecordSession,
-  record: SQSRecord,
-  context: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<RecordOutcome> {
-  try {
-    return await processRecord(deps, session, record, () => context.getRemainingTimeInMillis());
-  } catch (error) {
-    deps.logger.error('record returned to the queue: a write it needed failed', {
-      event: 'record-error',
-      messageId: record.messageId,
-      error: error as Error,
-    });
-    return { kind: 'returned', why: (error as Error).name ?? 'error' };
-  }
+async function currentControl(cache: ControlCache): Promise<ControlSnapshot> {
+  const snapshot = await cache.get();
+  return snapshot.breaker === undefined || snapshot.breaker.state === 'closed' ? snapshot : cache.refresh();
 }
 
 /** At most once per control-cache period per environment: a batch while paused is rare anyway. */
@@ -217,18 +205,6 @@ async function acknowledgeNow(deps: ConsumerDeps, record: SQSRecord): Promise<vo
     // Best effort: the batch response still acknowledges it if the invocation returns.
     deps.logger.warn('finished record left to the batch response', {
       event: 'acknowledge-failed',
-      messageId: record.messageId,
-      error: error as Error,
-    });
-  });
-}
-
-/** A record handed back becomes visible again after `seconds`, not a visibility timeout later. */
-async function returnAfter(deps: ConsumerDeps, record: SQSRecord, seconds: number): Promise<void> {
-  await deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
-    // Best effort: the record then waits out its visibility timeout; nothing is lost.
-    deps.logger.warn('record handed back keeps its visibility timeout', {
-      event: 'return-after-failed',
       messageId: record.messageId,
       error: error as Error,
     });

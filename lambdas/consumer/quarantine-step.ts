@@ -32,6 +32,11 @@ export interface QuarantineRequest {
    * message, so it is left alone. @default true
    */
   readonly markLedger?: boolean;
+  /**
+   * Whether rule 11b counts it (and may stop it): not for a record quarantined unrun, only so the
+   * backstop does not take it, which says nothing of poison. @default true
+   */
+  readonly countsTowardShare?: boolean;
 }
 
 export type QuarantineOutcome =
@@ -47,8 +52,9 @@ export async function quarantineMessage(
   request: QuarantineRequest,
 ): Promise<QuarantineOutcome> {
   const { record, item, reason } = request;
+  const counted = request.countsTowardShare !== false;
   // Rule 11b: many quarantines at once look like an outage, not poison. Stop quarantining.
-  if (shouldStopQuarantine(shares.peek('quarantined'), deps.config.policy)) {
+  if (counted && shouldStopQuarantine(shares.peek('quarantined'), deps.config.policy)) {
     deps.logger.error('quarantine share above threshold: pausing instead of quarantining', {
       event: 'quarantine-share-exceeded',
     });
@@ -76,7 +82,7 @@ export async function quarantineMessage(
     await pauseConsumption(deps, 'quarantine-unwritable');
     return { kind: 'stopped', why: 'quarantine-unwritable' };
   }
-  shares.record('quarantined');
+  if (counted) shares.record('quarantined');
   // The metric filter behind the "quarantined" alarm matches this line (lib/alarms.ts).
   deps.logger.warn('message quarantined', {
     event: 'quarantined',

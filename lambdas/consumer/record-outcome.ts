@@ -1,6 +1,6 @@
 /**
- * What one record's life ends in, what it shares with the rest of its batch, and the quarantine
- * step as every path of the record calls it.
+ * What one record's life ends in, what it shares with the rest of its batch, the quarantine
+ * step as every path of the record calls it, and how a record goes back to the queue.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { isLastReceive, receiveCountOf } from '../core/receive-limit';
@@ -39,7 +39,7 @@ export async function quarantined(
   item: LedgerItem,
   reason: QuarantineRequest['reason'],
   charge: number,
-  options: Pick<QuarantineRequest, 'error' | 'id' | 'markLedger'> = {},
+  options: Pick<QuarantineRequest, 'error' | 'id' | 'markLedger' | 'countsTowardShare'> = {},
 ): Promise<RecordOutcome> {
   const outcome = await quarantineMessage(deps, session.shares, { record, item, reason, charge, ...options });
   if (outcome.kind === 'stopped') {
@@ -70,4 +70,42 @@ export const PAUSED: RecordOutcome = { kind: 'returned', why: 'paused' };
 /** Whether SQS moves this record to the backstop if it is handed back once more. */
 export function onLastReceive(deps: ConsumerDeps, record: SQSRecord): boolean {
   return isLastReceive(receiveCountOf(record.attributes), deps.config.backstopMaxReceiveCount);
+}
+
+/** Outcomes after which the message stays in the queue: the batch response hands it back. */
+export function staysInQueue(outcome: RecordOutcome): boolean {
+  return outcome.kind === 'retry' || outcome.kind === 'returned';
+}
+
+/**
+ * One record's failure to reach AWS (the ledger, the quarantine) returns that record only: the
+ * others of the batch are not thrown back with it, and no work is left half-way (rule 1).
+ */
+export async function returnedOnError(
+  deps: ConsumerDeps,
+  record: SQSRecord,
+  handle: () => Promise<RecordOutcome>,
+): Promise<RecordOutcome> {
+  try {
+    return await handle();
+  } catch (error) {
+    deps.logger.error('record returned to the queue: a write it needed failed', {
+      event: 'record-error',
+      messageId: record.messageId,
+      error: error as Error,
+    });
+    return { kind: 'returned', why: (error as Error).name ?? 'error' };
+  }
+}
+
+/** A record handed back becomes visible again after `seconds`, not a visibility timeout later. */
+export async function returnAfter(deps: ConsumerDeps, record: SQSRecord, seconds: number): Promise<void> {
+  await deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
+    // Best effort: the record then waits out its visibility timeout; nothing is lost.
+    deps.logger.warn('record handed back keeps its visibility timeout', {
+      event: 'return-after-failed',
+      messageId: record.messageId,
+      error: error as Error,
+    });
+  });
 }

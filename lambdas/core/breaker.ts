@@ -5,7 +5,7 @@
  * open -(cool-down)-> half-open -(probe)-> closed | open (cool-down doubled), because each one
  * changes the event source mapping. `epoch` numbers pause episodes and names the pause execution.
  */
-import type { ErrorClass, FailureCounters } from './types';
+import type { ErrorClass, ErrorEvidence, FailureCounters } from './types';
 
 export interface ClosedBreaker {
   readonly state: 'closed';
@@ -37,6 +37,23 @@ export interface HalfOpenBreaker {
 }
 
 export type BreakerRecord = ClosedBreaker | OpenBreaker | HalfOpenBreaker;
+
+/**
+ * A breaker item that cannot be read as a breaker: a state nobody knows, an attribute missing or
+ * of the wrong type (edited by hand, or a bug). Nobody can tell whether consumption may run, so it
+ * counts as a stop: the consumer starts nothing, and only an operator's reset (`pq reset-breaker`,
+ * core/breaker-reset.ts) makes it a breaker again, one that waits for `pq resume`.
+ */
+export interface UnreadableBreaker {
+  readonly state: 'unreadable';
+  /** What the reader found wrong. */
+  readonly problem: string;
+  /** The epoch, when at least that attribute reads as a number. */
+  readonly epoch?: number;
+}
+
+/** The breaker item as read. */
+export type BreakerReading = BreakerRecord | UnreadableBreaker;
 
 /** Why the consumer pauses by itself. */
 export type PauseReason = 'quarantine-unwritable' | 'quarantine-capacity' | 'quarantine-share' | 'outage';
@@ -120,4 +137,27 @@ type WindowTimings = { readonly probeSeconds: number; readonly maxCooldownSecond
  */
 export function nextWindowSeconds(cooldownSeconds: number, timings: WindowTimings): number {
   return Math.min(2 * cooldownSeconds, timings.maxCooldownSeconds) + timings.probeSeconds;
+}
+
+/**
+ * How long a record held by an unreadable breaker stays hidden: the longest cool-down. Nothing
+ * probes such a breaker or lifts it by itself, and each hand-back spends one of the message's
+ * receives toward the backstop while a person is on the way (with the defaults: 1 h, so 9 h
+ * before the last receive, where the record is quarantined rather than handed back).
+ */
+export function unreadableHoldSeconds(timings: WindowTimings): number {
+  return timings.maxCooldownSeconds;
+}
+
+/**
+ * The evidence of a record quarantined on its last receive while the breaker could not be read:
+ * not its own failure (it never ran), so it is grouped apart from every failure of the work.
+ */
+export function unreadableBreakerEvidence(breaker: UnreadableBreaker): ErrorEvidence {
+  return {
+    class: 'transient',
+    name: 'BreakerUnreadable',
+    message: `not run: the breaker item could not be read (${breaker.problem})`,
+    stackHead: '',
+  };
 }

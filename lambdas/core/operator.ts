@@ -145,12 +145,18 @@ export type BreakerAction = 'resume' | 'hold';
 
 /**
  * Resume and hold only mean something while consumption is paused (breaker open or half-open):
- * the pause execution reads `operatorAction` at each of its checkpoints.
+ * the pause execution reads `operatorAction` at each of its checkpoints. An unreadable breaker
+ * has no pause to answer: it is repaired first (core/breaker-reset.ts).
  */
 export function decideBreakerAction(
-  breaker: { readonly state: string } | undefined,
+  breaker: { readonly state: string; readonly problem?: string } | undefined,
   action: BreakerAction,
 ): { readonly kind: 'apply' } | Refusal {
+  if (breaker?.state === 'unreadable') {
+    return refuse(
+      `the breaker item cannot be read (${breaker.problem}): repair it first with pq reset-breaker --reason "...", which makes it a stop that pq resume then ends`,
+    );
+  }
   if (breaker === undefined || breaker.state === 'closed') {
     return refuse(
       `consumption is not paused (breaker ${breaker?.state ?? 'never opened'}): nothing to ${action}`,

@@ -5,6 +5,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
+import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine-props';
@@ -272,7 +273,7 @@ describe('PoisonQuarantine with default props', () => {
   });
 
   it('alarms on quarantines, a non-empty backstop, old messages and consumer errors, all to the topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
     for (const metricName of [
       'Quarantined',
       'ApproximateNumberOfMessagesVisible',
@@ -290,6 +291,34 @@ describe('PoisonQuarantine with default props', () => {
       MetricTransformations: [
         Match.objectLike({ MetricNamespace: 'PoisonQuarantine', MetricName: 'Quarantined' }),
       ],
+    });
+  });
+
+  it('alarms when the consumer finds the breaker item unreadable, for this queue only, to the topic', () => {
+    // The consumer's log line names its queue; the alarm watches that queue's series alone, so
+    // another pipeline's garbled breaker in the account does not page this one's operators.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: `{ $.event = "${BREAKER_UNREADABLE_LOG_EVENT}" }`,
+      MetricTransformations: [
+        Match.objectLike({
+          MetricNamespace: 'PoisonQuarantine',
+          MetricName: 'BreakerUnreadable',
+          Dimensions: [{ Key: 'Queue', Value: '$.sourceQueue' }],
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PoisonQuarantine',
+      MetricName: 'BreakerUnreadable',
+      Dimensions: [
+        { Name: 'Queue', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('PipelineSource'), 'Arn'] } },
+      ],
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('Topic') }],
+      AlarmDescription: Match.stringLikeRegexp('pq reset-breaker'),
     });
   });
 

@@ -3,10 +3,16 @@
  * and single winners for every transition several environments race on.
  */
 import { randomUUID } from 'node:crypto';
-import { DeleteItemCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
 import { ControlStateUnavailableError } from '../../lambdas/adapters/errors';
+import type { OpenBreaker } from '../../lambdas/core/breaker';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const NOW = new Date('2030-05-06T07:08:09.000Z');
@@ -196,6 +202,104 @@ describe('breaker', () => {
       cooldownSeconds: 60,
       stop: false,
     });
+  });
+});
+
+describe('an unreadable breaker item (issue 8, defect 5)', () => {
+  beforeEach(() => deleteItem('breaker', 'state'));
+
+  async function putBreakerItem(attributes: Record<string, AttributeValue>) {
+    await pipeline.clients.dynamodb.send(
+      new PutItemCommand({
+        TableName: pipeline.names.controlTable,
+        Item: { pk: { S: 'breaker' }, sk: { S: 'state' }, ...attributes },
+      }),
+    );
+  }
+  const garbled = { state: { S: 'paused-by-hand' }, epoch: { N: '4' } };
+  const repaired: OpenBreaker = {
+    state: 'open',
+    reason: 'breaker-reset',
+    epoch: 5,
+    openedAt: NOW.getTime(),
+    cooldownSeconds: 60,
+    stop: true,
+  };
+  const entry = {
+    who: 'arn:aws:iam::1:user/alice',
+    when: NOW.toISOString(),
+    what: 'reset-breaker',
+    why: 'INC-7',
+  };
+
+  it.each<[string, Record<string, AttributeValue>, object]>([
+    ['a state nobody knows', garbled, { problem: 'breaker: unknown state "paused-by-hand"', epoch: 4 }],
+    ['no state', { epoch: { N: '1' } }, { problem: 'breaker: attribute "state" is not a string', epoch: 1 }],
+    [
+      'an epoch that is no number',
+      { state: { S: 'open' }, epoch: { S: 'four' } },
+      { problem: 'breaker: attribute "epoch" is not a number' },
+    ],
+    [
+      'a stop that is no boolean',
+      { state: { S: 'open' }, epoch: { N: '2' }, stop: { S: 'true' } },
+      { problem: 'breaker: attribute "stop" is not a boolean', epoch: 2 },
+    ],
+  ])('reads an item with %s as unreadable, saying what is wrong', async (_what, attributes, reading) => {
+    await putBreakerItem(attributes);
+
+    expect((await control.snapshot()).breaker).toStrictEqual({ state: 'unreadable', ...reading });
+  });
+
+  it('resets it to an open stop of the next epoch with its audit entry, keeping what the pause remembered of the mapping', async () => {
+    await putBreakerItem({
+      ...garbled,
+      originalBatchSize: { N: '10' },
+      originalMaxConcurrency: { N: '5' },
+      operatorAction: { S: 'hold' },
+      taskToken: { S: 'token-of-an-old-wait' },
+      waitingSince: { S: NOW.toISOString() },
+      probeFailures: { N: '2' },
+      audit: { L: [{ M: { who: { S: 'bob' }, when: { S: 'then' }, what: { S: 'hold' }, why: { S: 'x' } } }] },
+    });
+    const read = await control.breakerItem();
+    if (read === undefined) throw new Error('no breaker item');
+
+    const outcome = await control.resetUnreadableBreaker(read, repaired, entry);
+
+    expect(outcome).toStrictEqual({ reset: true });
+    expect((await control.snapshot()).breaker).toStrictEqual(repaired);
+    const item = await getItem('breaker', 'state');
+    expect(item).toMatchObject({ originalBatchSize: { N: '10' }, originalMaxConcurrency: { N: '5' } });
+    for (const gone of ['operatorAction', 'taskToken', 'waitingSince', 'probeFailures'])
+      expect(item?.[gone]).toBeUndefined();
+    expect(item?.audit?.L?.map((audited) => audited.M?.what?.S)).toStrictEqual(['hold', 'reset-breaker']);
+    expect(item?.audit?.L?.[1]?.M).toStrictEqual({
+      who: { S: entry.who },
+      when: { S: entry.when },
+      what: { S: entry.what },
+      why: { S: entry.why },
+    });
+  });
+
+  it('leaves alone a breaker rewritten since it was read: a consumer trip, a state machine write, a deletion', async () => {
+    const rewrites = [
+      () => putHalfOpen(4, 60),
+      () =>
+        putBreakerItem({ state: { S: 'paused-by-hand' }, epoch: { N: '4' }, reason: { S: 'edited again' } }),
+      () => deleteItem('breaker', 'state'),
+    ];
+    const outcomes = [];
+    for (const rewrite of rewrites) {
+      await putBreakerItem(garbled);
+      const read = await control.breakerItem();
+      if (read === undefined) throw new Error('no breaker item');
+      await rewrite();
+      outcomes.push(await control.resetUnreadableBreaker(read, repaired, entry));
+    }
+
+    expect(outcomes).toStrictEqual([{ reset: false }, { reset: false }, { reset: false }]);
+    expect(await getItem('breaker', 'state')).toBeUndefined();
   });
 });
 

@@ -3,7 +3,7 @@
  * deployed into moto: `operatorAction` and its audit on the breaker item, and, when the pause
  * execution waits with a task token, the answer that lets it restore the mapping.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
@@ -140,5 +140,97 @@ describe('resume and hold', () => {
       { who: { S: MOTO_CALLER }, what: { S: 'hold' }, why: { S: 'payments API still down' } },
       { who: { S: MOTO_CALLER }, what: { S: 'resume' }, why: { S: 'payments API back' } },
     ]);
+  });
+});
+
+// After the tests above the breaker is closed; then a person garbles the item by hand. In order:
+// pq shows it and refuses to resume it; the reset repairs it into a stop; resume ends the stop.
+describe('an unreadable breaker item (issue 8, defect 5)', () => {
+  /** ESC and a bidi override: printed as escapes, never as they are. */
+  const GARBLED_STATE = 'halted\u001b[31m\u202eby-hand';
+  const TOKEN = 'token-of-a-wait-nobody-answers';
+  let epoch: number;
+
+  async function putBreakerItem(item: Record<string, AttributeValue>) {
+    await cli.pipeline.clients.dynamodb.send(
+      new PutItemCommand({ TableName: cli.pipeline.names.controlTable, Item: item }),
+    );
+  }
+
+  it('status shows it unreadable: what is wrong and the stored attributes, escaped, never the task token', async () => {
+    const before = await breakerItem();
+    epoch = Number(before.epoch?.N ?? 0);
+    await putBreakerItem({ ...before, state: { S: GARBLED_STATE }, taskToken: { S: TOKEN } });
+
+    const status = await cli.run('status');
+    const json = await cli.run('status', '--json');
+
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(
+      /^Breaker: +UNREADABLE: breaker: unknown state "halted\\u001b\[31m\\u202eby-hand"; stored: .*state=\{"S":"halted\\u001b\[31m\\u202eby-hand"\}.*; nothing runs: the consumer holds every message until pq reset-breaker --reason "\.\.\."$/m,
+    );
+    for (const output of [status.stdout, json.stdout]) {
+      for (const active of ['\u001b', '\u202e']) expect(output).not.toContain(active);
+      expect(output).not.toContain(TOKEN);
+    }
+    expect(JSON.parse(json.stdout).breaker.breaker).toStrictEqual({
+      state: 'unreadable',
+      problem: `breaker: unknown state ${JSON.stringify(GARBLED_STATE)}`,
+      epoch,
+    });
+  });
+
+  it('resume and hold refuse it, pointing at the reset; nothing is written', async () => {
+    const resume = await cli.run('resume', '--reason', 'x');
+    const hold = await cli.run('hold', '--reason', 'x');
+
+    for (const refused of [resume, hold]) {
+      expect(refused).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('pq reset-breaker --reason'),
+      });
+    }
+    expect((await breakerItem()).operatorAction).toBeUndefined();
+  });
+
+  it('reset-breaker repairs it into a stop of the next epoch, audited, and starts the pause run that waits for resume', async () => {
+    const missing = await cli.run('reset-breaker');
+    const reset = await cli.run('reset-breaker', '--reason', 'INC-9: state edited by hand');
+    const item = await breakerItem();
+
+    expect(missing.code).toBe(2);
+    expect(reset).toMatchObject({ code: 0, stderr: '' });
+    expect(reset.stdout).toContain(`started pause-${epoch + 1}`);
+    expect(item).toMatchObject({
+      state: { S: 'open' },
+      stop: { BOOL: true },
+      epoch: { N: String(epoch + 1) },
+      reason: { S: 'breaker-reset' },
+    });
+    expect(item.taskToken?.S).not.toBe(TOKEN);
+    expect(item.audit?.L?.at(-1)?.M).toMatchObject({
+      who: { S: MOTO_CALLER },
+      what: { S: 'reset-breaker' },
+      why: { S: 'INC-9: state edited by hand' },
+    });
+    await eventually('the pause run to wait for an operator', async () => (await breakerItem()).taskToken?.S);
+    expect((await cli.run('status')).stdout).toMatch(
+      new RegExp(
+        `^Breaker: +OPEN .*reason breaker-reset; epoch ${epoch + 1}; .*STOP: no automatic resume`,
+        'm',
+      ),
+    );
+  });
+
+  it('refuses a second reset of a breaker that reads well; resume ends the stop as for any other', async () => {
+    const again = await cli.run('reset-breaker', '--reason', 'once more');
+    const resume = await cli.run('resume', '--reason', 'the item was repaired');
+
+    expect(again).toMatchObject({ code: 2, stderr: expect.stringContaining('can be read') });
+    expect(resume).toMatchObject({ code: 0 });
+    await eventually('the breaker closed', async () =>
+      (await breakerItem()).state?.S === 'closed' ? true : undefined,
+    );
+    expect((await cli.run('status')).stdout).toMatch(/^Mapping: +Enabled/m);
   });
 });

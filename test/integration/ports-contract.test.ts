@@ -912,6 +912,30 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
         { probeSuccesses: 1, probeFailures: 1 },
       ]);
     });
+
+    it('given a breaker item with a state nobody knows, when read and written, then it reads as unreadable and no write lands', async () => {
+      // Prepare: edited by hand (issue 8, defect 5).
+      await ports.arrange.putGarbledBreaker({
+        pk: { S: 'breaker' },
+        sk: { S: 'state' },
+        state: { S: 'paused-by-hand' },
+        epoch: { N: '4' },
+      });
+
+      // Act
+      const snapshot = await ports.control.snapshot();
+      const trip = await ports.control.tripBreaker({ reason: 'outage', now: T0, stop: true });
+      const probe = await ports.control.recordProbe('failure');
+
+      // Assess: the reading says what is wrong; the loser of the trip learns the epoch.
+      expect(snapshot.breaker).toStrictEqual({
+        state: 'unreadable',
+        problem: 'breaker: unknown state "paused-by-hand"',
+        epoch: 4,
+      });
+      expect([trip, probe]).toStrictEqual([{ tripped: false, epoch: 4 }, { counted: false }]);
+      expect((await ports.control.snapshot()).breaker).toStrictEqual(snapshot.breaker);
+    });
   });
 
   describe('ControlPort: isolation trial', () => {

@@ -4,7 +4,9 @@
  * point must never repeat a keyless external call, charge work that succeeded, stop the queue
  * for good, or drop a message.
  */
-import { describe, expect, it } from 'vitest';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { describe, expect, it, vi } from 'vitest';
+import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { bodyDigest } from '../../lambdas/core/ids';
 import { drive } from '../world/drive';
@@ -594,5 +596,119 @@ describe('a healthy message batched behind poison', () => {
     expect(world.queue.backstop.map((message) => message.messageId)).not.toContain('id-M8');
     expect(world.queue.messages.has('id-M8')).toBe(false);
     expect(world.ledger.get('id-M8')).toMatchObject({ state: 'completed', attempts: 1 });
+  });
+});
+
+describe('an unreadable breaker item fails closed (issue 8, defect 5)', () => {
+  /** The item as edited by hand: a state no reader knows, the epoch still a number. */
+  const GARBLED = {
+    pk: { S: 'breaker' },
+    sk: { S: 'state' },
+    state: { S: 'paused-by-hand' },
+    epoch: { N: '3' },
+  };
+  const pay = [[{ do: 'external', name: 'pay', result: 'ok' } as const]];
+  const garbledWorld = () => {
+    const made = testWorld({ scripts: { M1: pay, M2: pay } });
+    made.world.control.corruptBreaker(GARBLED);
+    for (const label of ['M1', 'M2']) made.world.queue.send({ messageId: `id-${label}`, body: label });
+    return made;
+  };
+
+  it('given the breaker item is unreadable, then nothing runs and every record is handed back for the longest cool-down, uncharged', async () => {
+    // Prepare: default longest cool-down 3600 s.
+    const { world, outside } = garbledWorld();
+    const heldAt = world.clock.now();
+
+    // Act
+    const result = await world.deliver(world.environment(), 10);
+
+    // Assess: the invocation answers (no function error), starts nothing, and hands both back.
+    expect(result).toMatchObject({ kind: 'returned', failed: ['id-M1', 'id-M2'] });
+    expect(outside.requests.size).toBe(0);
+    expect(world.ledger.all()).toEqual([]);
+    const visibleIn = (id: string) => ((world.queue.messages.get(id)?.visibleAt ?? 0) - heldAt) / 1000;
+    expect([visibleIn('id-M1'), visibleIn('id-M2')]).toEqual([3600, 3600]);
+  });
+
+  it('given a record on its last receive, then it is quarantined as receive-limit without running, the other held', async () => {
+    // Prepare: M1 received 9 times already; SQS would move it to the backstop at the 11th receive.
+    const { world, outside } = garbledWorld();
+    const last = world.queue.messages.get('id-M1');
+    if (last === undefined) throw new Error('not queued');
+    last.receiveCount = 9;
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess
+    expect(outside.requests.size).toBe(0);
+    expect([...world.quarantine.records.values()]).toMatchObject([
+      {
+        messageId: 'id-M1',
+        reason: 'receive-limit',
+        attemptsCharged: 0,
+        lastError: { name: 'BreakerUnreadable' },
+        errorSignature: expect.stringContaining('BreakerUnreadable'),
+      },
+    ]);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'quarantined', charged: 0 });
+    expect(world.ledger.get('id-M2')).toBeUndefined();
+    expect(world.queue.messages.has('id-M1')).toBe(false);
+    expect(world.queue.messages.has('id-M2')).toBe(true);
+    expect(world.queue.backstop).toHaveLength(0);
+  });
+
+  it('given ten records held together reach their last receive together, then all ten are quarantined: rule 11b does not stop them', async () => {
+    // Prepare: rule 11b judges from 10 outcomes on; these quarantines judge no message.
+    const labels = Array.from({ length: 10 }, (_, index) => `M${index + 1}`);
+    const { world } = testWorld();
+    world.control.corruptBreaker(GARBLED);
+    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
+    for (const message of world.queue.messages.values()) message.receiveCount = 9;
+
+    // Act
+    await world.deliver(world.environment(), 10);
+    await drive(world);
+
+    // Assess
+    expect(world.quarantine.records.size).toBe(10);
+    expect(world.queue.backstop).toHaveLength(0);
+    expect(world.control.breaker).toBeUndefined();
+  });
+
+  it('given the breaker item is unreadable, then the consumer logs the event its alarm counts, with what is wrong', async () => {
+    // Prepare
+    const { world } = garbledWorld();
+    const errors = vi.spyOn(Logger.prototype, 'error');
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess
+    expect(errors).toHaveBeenCalledWith(
+      expect.any(String),
+      expect.objectContaining({
+        event: BREAKER_UNREADABLE_LOG_EVENT,
+        problem: 'breaker: unknown state "paused-by-hand"',
+        sourceQueue: world.config.sourceQueueArn,
+      }),
+    );
+    errors.mockRestore();
+  });
+
+  it('given the item is readable again, then the next batch runs at once, not after the control cache', async () => {
+    // Prepare: one batch held; then an operator's repair, and a new message.
+    const { world } = garbledWorld();
+    const env = world.environment();
+    await world.deliver(env, 10);
+    world.control.garbledBreaker = undefined;
+    world.queue.send({ messageId: 'id-M3', body: 'M3' });
+
+    // Act
+    await world.deliver(env, 10);
+
+    // Assess
+    expect(world.ledger.get('id-M3')).toMatchObject({ state: 'completed' });
   });
 });

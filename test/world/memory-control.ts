@@ -2,7 +2,10 @@
  * The control table in memory, with the conditions of lambdas/adapters/control-state.ts: one
  * breaker item tripped by a conditional write (one winner per epoch), probe counters only while
  * half-open, the isolation trial's count-down, failure events and first-discoverer crash counts.
+ * A garbled breaker item is kept as its attributes and read by the adapter's own mapping.
  */
+import { type Item, ItemReader } from '../../lambdas/adapters/attribute-values';
+import { readBreaker } from '../../lambdas/adapters/control-items';
 import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
 import type { ControlPort } from '../../lambdas/consumer/ports';
 import type { BreakerRecord } from '../../lambdas/core/breaker';
@@ -17,6 +20,11 @@ export interface StoredBreaker {
 
 export class MemoryControl implements ControlPort {
   breaker: StoredBreaker | undefined;
+  /**
+   * The breaker item as a person or a bug garbled it (corruptBreaker): while set it is the item,
+   * and `breaker` is unused.
+   */
+  garbledBreaker: Item | undefined;
   isolation: IsolationTrial | undefined;
   replayFrozen = false;
   /** Failure events by sort key (`<ISO time>#<eventId>`), as the table's `failure` partition holds them. */
@@ -30,9 +38,24 @@ export class MemoryControl implements ControlPort {
 
   constructor(private readonly firstCooldownSeconds: number) {}
 
+  /**
+   * Only an item no conditional write admits (a state that is neither closed nor half-open, and
+   * no `stop` of false), so that the writes below fail on it as they fail on the table.
+   */
+  corruptBreaker(item: Item): void {
+    const admitted = ['closed', 'half-open'].includes(item.state?.S ?? '') || item.stop?.BOOL === false;
+    if (admitted) throw new Error('MemoryControl models only garbled breaker items no write admits');
+    this.breaker = undefined;
+    this.garbledBreaker = item;
+  }
+
   async snapshot(): Promise<ControlSnapshot> {
+    const garbled = this.garbledBreaker;
     return {
-      breaker: this.breaker && breakerAsRead(this.breaker),
+      breaker:
+        garbled === undefined
+          ? this.breaker && breakerAsRead(this.breaker)
+          : readBreaker(garbled, this.firstCooldownSeconds),
       isolation: this.isolation && structuredClone(this.isolation),
       replayFrozen: this.replayFrozen,
     };
@@ -79,6 +102,10 @@ export class MemoryControl implements ControlPort {
     readonly now: Date;
     readonly stop: boolean;
   }): Promise<{ readonly tripped: boolean; readonly epoch: number }> {
+    // The condition fails on a garbled item, and the loser learns its epoch if that can be read.
+    const garbled = this.garbledBreaker;
+    if (garbled !== undefined)
+      return { tripped: false, epoch: new ItemReader(garbled, 'breaker').counter('epoch') };
     const current = this.breaker?.record;
     const admits =
       current === undefined || current.state === 'closed' || (trip.stop && current.stop === false);
@@ -101,7 +128,7 @@ export class MemoryControl implements ControlPort {
 
   async recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }> {
     const breaker = this.breaker;
-    if (breaker?.record.state !== 'half-open') return { counted: false };
+    if (this.garbledBreaker !== undefined || breaker?.record.state !== 'half-open') return { counted: false };
     this.breaker =
       result === 'success'
         ? { ...breaker, probeSuccesses: breaker.probeSuccesses + 1 }

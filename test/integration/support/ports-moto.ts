@@ -106,6 +106,9 @@ export function motoWorld(): PortsWorld {
             new PutItemCommand({ TableName: controlTable, Item: { ...breakerKey, ...breakerItem(record) } }),
           );
         },
+        async putGarbledBreaker(item) {
+          await dynamodb.send(new PutItemCommand({ TableName: controlTable, Item: item }));
+        },
         async probeCounts() {
           const { Item } = await dynamodb.send(
             new GetItemCommand({ TableName: controlTable, Key: breakerKey, ConsistentRead: true }),

@@ -6,6 +6,7 @@
  * writes the breaker, an operator resolves a record, the event source mapping receives.
  */
 import type { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
+import type { Item } from '../../../lambdas/adapters/attribute-values';
 import { type QuarantineStatus, quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import type {
   ControlPort,
@@ -29,6 +30,8 @@ export type OperatorLedger = LedgerPort & Pick<AttemptLedger, 'resetForReplay'>;
 export interface Arrange {
   /** The state machine's own write of the breaker item (half-open after the cool-down, closed). */
   putBreaker(record: BreakerRecord): Promise<void>;
+  /** The breaker item as a person or a bug garbled it: these attributes, key included. */
+  putGarbledBreaker(item: Item): Promise<void>;
   probeCounts(): Promise<{ readonly successes: number; readonly failures: number }>;
   /** `pq replay freeze`. */
   freezeReplay(): Promise<void>;
@@ -82,6 +85,9 @@ export function memoryWorld(): PortsWorld {
       const arrange: Arrange = {
         async putBreaker(record) {
           control.breaker = { record, probeSuccesses: 0, probeFailures: 0 };
+        },
+        async putGarbledBreaker(item) {
+          control.corruptBreaker(item);
         },
         async probeCounts() {
           return {
