@@ -8,7 +8,14 @@ import type { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { DECISION, FAILURE, LEDGER_COMPLETED, RECORD_ATTRIBUTES, RECORD_STATUS } from './protocol';
+import {
+  DECISION,
+  FAILURE,
+  LEDGER_COMPLETED,
+  LEDGER_QUARANTINED,
+  RECORD_ATTRIBUTES,
+  RECORD_STATUS,
+} from './protocol';
 import { CONDITION_FAILED, enteredTime, type Steps, stringAt } from './steps';
 
 export interface OutcomeUnknownPathProps {
@@ -24,7 +31,10 @@ const present = (path: string) =>
   sfn.Condition.and(sfn.Condition.isPresent(path), sfn.Condition.isString(path));
 const decisionIs = (value: string) => sfn.Condition.stringEquals('$.decision.decision', value);
 
-/** The outcome-unknown branch; its input is `{ kind, quarantineId, messageKey }`. */
+/**
+ * The outcome-unknown branch; its input is `{ kind, quarantineId, messageKey }`. It acts only on
+ * the record `quarantineId` names and on the ledger item that record names.
+ */
 export function outcomeUnknownPath(
   scope: Construct,
   steps: Steps,
@@ -91,16 +101,57 @@ export function outcomeUnknownPath(
     resultPath: '$.error',
   });
 
+  // The ledger item is the one the record names, and only while it still holds this
+  // quarantine: the input's messageKey is never trusted with a write.
+  const { messageKey } = RECORD_ATTRIBUTES;
+  const readRecordKey = steps.getItem(
+    'ReadRecordMessageKey',
+    props.quarantineTable,
+    RECORD_KEY,
+    [messageKey],
+    {
+      resultPath: '$.record',
+    },
+  );
+  readRecordKey.addCatch(taskFailed(scope, failed, 'RecordReadFailed', 'Reading the record'), {
+    resultPath: '$.error',
+  });
   const markCompleted = steps.updateItem('MarkLedgerCompleted', {
     table: props.attemptsTable,
-    key: { pk: stringAt('$.messageKey') },
+    key: { pk: stringAt(`$.record.Item.${messageKey}.S`) },
     update: 'SET #state = :completed REMOVE #envId',
-    names: names('state', 'envId'),
-    values: { ':completed': { S: LEDGER_COMPLETED } },
+    condition: '#quarantineId = :quarantineId AND #state IN (:quarantined, :completed)',
+    names: names('state', 'envId', 'quarantineId'),
+    values: {
+      ':completed': { S: LEDGER_COMPLETED },
+      ':quarantined': { S: LEDGER_QUARANTINED },
+      ':quarantineId': stringAt('$.quarantineId'),
+    },
   });
+  markCompleted.addCatch(
+    failWith(
+      'LedgerMovedOn',
+      FAILURE.ledgerNotHoldingQuarantine,
+      'The ledger item no longer holds this quarantine (a replay or a later attempt moved it on): ' +
+        'nothing was completed and the record stays awaiting-operator.',
+    ),
+    { errors: [CONDITION_FAILED], resultPath: '$.error' },
+  );
   markCompleted.addCatch(
     taskFailed(scope, failed, 'LedgerUpdateFailed', 'Marking the ledger item completed'),
     { resultPath: '$.error' },
+  );
+  const completeTheRecordsItem = readRecordKey.next(
+    new sfn.Choice(scope, 'RecordNamesItsItem')
+      .when(present(`$.record.Item.${messageKey}.S`), markCompleted)
+      .otherwise(
+        failWith(
+          'RecordWithoutKey',
+          FAILURE.recordNotAwaiting,
+          'The quarantine record is missing or names no ledger item: nothing was completed.',
+        ),
+      )
+      .afterwards(),
   );
 
   const applyDecision = steps.updateItem('ApplyDecision', {
@@ -156,7 +207,7 @@ export function outcomeUnknownPath(
   const routeDecision = new sfn.Choice(scope, 'RouteDecision')
     .when(
       sfn.Condition.and(wellFormed, decisionIs(DECISION.done)),
-      markCompleted.next(outcome('ResolveAsDone', RECORD_STATUS.resolved)).next(applyDecision),
+      completeTheRecordsItem.next(outcome('ResolveAsDone', RECORD_STATUS.resolved)).next(applyDecision),
     )
     .when(
       sfn.Condition.and(wellFormed, decisionIs(DECISION.notDone)),

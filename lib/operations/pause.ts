@@ -258,15 +258,69 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
         .otherwise(afterDisable),
     );
 
-  return getSettings.next(
-    new sfn.Choice(scope, 'RememberSettings')
-      .when(
-        sfn.Condition.isPresent('$.mapping.ScalingConfig.MaximumConcurrency'),
-        remember(
-          'RememberScaledSettings',
-          sfn.JsonPath.numberAt('$.mapping.ScalingConfig.MaximumConcurrency'),
-        ).next(disable),
-      )
-      .otherwise(remember('RememberUnscaledSettings', 0).next(disable)),
+  return fromTheBreaker(ctx)
+    .next(getSettings)
+    .next(
+      new sfn.Choice(scope, 'RememberSettings')
+        .when(
+          sfn.Condition.isPresent('$.mapping.ScalingConfig.MaximumConcurrency'),
+          remember(
+            'RememberScaledSettings',
+            sfn.JsonPath.numberAt('$.mapping.ScalingConfig.MaximumConcurrency'),
+          ).next(disable),
+        )
+        .otherwise(remember('RememberUnscaledSettings', 0).next(disable)),
+    );
+}
+
+/**
+ * The run acts on the breaker item, not on its input: the consumer's trip (or its escalation to
+ * a stop) wrote the episode's epoch, stop and reason there, and only an operator's action may
+ * lift a stop. So `$.stop` and `$.reason` are taken from the item of this run's epoch; a newer
+ * epoch supersedes the run, and an epoch nobody tripped is refused before anything changes.
+ */
+function fromTheBreaker(ctx: PauseContext): sfn.Chain {
+  const { scope, steps } = ctx;
+  const item = (attribute: string, type: string) => `$.breaker.Item.${attribute}.${type}`;
+  const readBreaker = onTaskError(
+    ctx,
+    steps.getItem('ReadBreaker', ctx.controlTable, BREAKER_ITEM_KEY, [A.epoch, A.stop, A.reason], {
+      resultPath: '$.breaker',
+    }),
+    'Reading the breaker',
+  );
+  const notTripped = new sfn.Pass(scope, 'BreakerNotTripped', {
+    result: sfn.Result.fromObject({
+      error: FAILURE.invalidInput,
+      cause: 'No breaker was tripped for this epoch: a pause acts only on the breaker item its epoch names.',
+    }),
+    resultPath: '$.failure',
+  }).next(ctx.failed);
+  const take = (id: string, path: string, into: string) =>
+    new sfn.Pass(scope, id, { inputPath: path, resultPath: into });
+  const thisEpoch = new sfn.Choice(scope, 'IsBreakerOfThisEpoch')
+    .when(
+      sfn.Condition.numberEqualsJsonPath('$.breakerEpoch.value', '$.epoch'),
+      take('TakeStopFromBreaker', item(A.stop, 'BOOL'), '$.stop').next(
+        take('TakeReasonFromBreaker', item(A.reason, 'S'), '$.reason'),
+      ),
+    )
+    .when(sfn.Condition.numberGreaterThanJsonPath('$.breakerEpoch.value', '$.epoch'), ctx.superseded)
+    .otherwise(notTripped)
+    .afterwards();
+  const readable = sfn.Condition.and(
+    sfn.Condition.isPresent(item(A.epoch, 'N')),
+    sfn.Condition.isBoolean(item(A.stop, 'BOOL')),
+    sfn.Condition.isString(item(A.reason, 'S')),
+  );
+  const breakerEpoch = new sfn.Pass(scope, 'BreakerEpoch', {
+    parameters: { value: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(item(A.epoch, 'N'))) },
+    resultPath: '$.breakerEpoch',
+  });
+  return readBreaker.next(
+    new sfn.Choice(scope, 'IsBreakerReadable')
+      .when(readable, breakerEpoch.next(thisEpoch))
+      .otherwise(notTripped)
+      .afterwards(),
   );
 }

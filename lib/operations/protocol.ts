@@ -42,6 +42,8 @@ export const OPERATOR_ACTION = { resume: 'resume', hold: 'hold' } as const;
 /** Quarantine record attributes the machine writes (table key `id`). */
 export const RECORD_ATTRIBUTES = {
   status: 'status',
+  /** Read, never written: the ledger item a `done` completes. */
+  messageKey: 'messageKey',
   taskToken: 'taskToken',
   waitingSince: 'waitingSince',
   audit: 'audit',
@@ -59,6 +61,8 @@ export const DECISION = { done: 'done', notDone: 'not-done', discard: 'discard' 
 
 /** The attempts ledger state a `done` decision sets: completed, never replayed. */
 export const LEDGER_COMPLETED = 'completed';
+/** The ledger state a `done` decision finds: the item still holds this quarantine. */
+export const LEDGER_QUARANTINED = 'quarantined';
 
 /** The half-open footprint: one record per invocation, the mapping's smallest concurrency. */
 export const PROBE_FOOTPRINT = { batchSize: 1, maxConcurrency: 2 } as const;
@@ -71,6 +75,7 @@ export const FAILURE = {
   invalidInput: 'InvalidInput',
   recordNotOpen: 'QuarantineRecordNotOpen',
   recordNotAwaiting: 'QuarantineRecordNotAwaiting',
+  ledgerNotHoldingQuarantine: 'LedgerNotHoldingQuarantine',
   invalidDecision: 'InvalidDecision',
   verificationFailed: 'VerificationFailed',
   mappingNotDisabled: 'MappingNotDisabled',

@@ -1,7 +1,8 @@
 /**
  * The operations state machine's pause path (lib/operations/pause.ts), as a model over the
  * world's control table and executions. Each RUNNING `pause-<epoch>` execution: records the
- * breaker open and disables the mapping; a stop (input.stop) then waits for an operator's
+ * breaker open and disables the mapping; a stop (the breaker item's, never the input's: a run
+ * of an epoch nobody tripped fails) then waits for an operator's
  * resume; otherwise it cools down, goes half-open and lets one probe footprint through
  * (batch 1), then reads the probe counters: failures and no success reopen with the cool-down
  * doubled (capped); a success or silence restores the mapping and closes the breaker. Every
@@ -82,24 +83,33 @@ export class PauseModel {
   private begin(execution: Execution): void {
     const input = execution.input as {
       epoch: number;
-      stop: boolean;
-      reason: string;
       cooldownSeconds?: number;
       maxCooldownSeconds?: number;
       probeSeconds?: number;
     };
+    // ReadBreaker: the run takes stop and reason from the item of its epoch, never the input.
+    const tripped =
+      this.world.control.garbledBreaker === undefined ? this.world.control.breaker?.record : undefined;
+    if (tripped === undefined || tripped.state === 'closed' || tripped.epoch < input.epoch) {
+      execution.status = 'FAILED';
+      return;
+    }
     const run: Running = {
       execution,
       epoch: input.epoch,
-      stop: input.stop,
+      stop: tripped.stop,
       cooldown: input.cooldownSeconds ?? this.firstCooldownSeconds,
       maxCooldown: input.maxCooldownSeconds ?? 3600,
       probeSeconds: input.probeSeconds ?? 30,
       phase: 'cooling',
       until: 0,
     };
+    if (tripped.epoch > input.epoch) {
+      execution.status = 'SUCCEEDED';
+      return;
+    }
     this.running.set(execution.name, run);
-    this.recordOpen(run, this.world.clock.now(), input.reason);
+    this.recordOpen(run, this.world.clock.now(), tripped.reason);
   }
 
   private advance(run: Running): void {

@@ -154,8 +154,14 @@ describe('OperationsStateMachine definition', () => {
     });
     expect(states.MarkLedgerCompleted.Parameters).toMatchObject({
       TableName: expect.stringMatching(/Attempts/),
-      Key: { pk: { 'S.$': '$.messageKey' } },
-      ExpressionAttributeValues: { ':completed': { S: 'completed' } },
+      // The item the record names, only while it holds this quarantine (issue 8, defect 2).
+      Key: { pk: { 'S.$': '$.record.Item.messageKey.S' } },
+      ConditionExpression: '#quarantineId = :quarantineId AND #state IN (:quarantined, :completed)',
+      ExpressionAttributeValues: {
+        ':completed': { S: 'completed' },
+        ':quarantined': { S: 'quarantined' },
+        ':quarantineId': { 'S.$': '$.quarantineId' },
+      },
     });
     expect(states.DecisionWasInvalid.Next).toBe('NotifyVerificationFailed');
   });
@@ -276,7 +282,10 @@ describe('OperationsStateMachine permissions', () => {
       expect.stringMatching(/StateAttempts.*Arn/),
       expect.stringMatching(/StateControl.*Arn/),
     ]);
-    expect(resourcesOf('dynamodb:getItem')).toEqual([expect.stringMatching(/StateControl.*Arn/)]);
+    expect(resourcesOf('dynamodb:getItem').sort()).toEqual([
+      expect.stringMatching(/QuarantineRecords.*Arn/),
+      expect.stringMatching(/StateControl.*Arn/),
+    ]);
     expect(resourcesOf('sns:Publish')).toEqual([expect.stringMatching(/"Ref":"PipelineTopic/)]);
     expect(resourcesOf('kms:GenerateDataKey*')).toEqual([expect.stringMatching(/PipelineTopicKey.*Arn/)]);
     const wildcards = statements.filter((s) => s.Resource === '*').flatMap((s) => actionsOf([s]));

@@ -109,6 +109,42 @@ describe('outcome unknown: waiting for a person', () => {
     expect(execution.output).not.toContain(token);
   });
 
+  it('done: completes the ledger item the record names, never the one the input names (issue 8, defect 2)', async () => {
+    const other = await quarantined();
+    const { quarantineId, messageKey } = await quarantined();
+    const executionArn = await ops.start(`ou-${quarantineId}`, {
+      kind: 'outcome-unknown',
+      quarantineId,
+      messageKey: other.messageKey,
+    });
+    const token = await eventually(
+      'a stored task token',
+      async () => (await record(quarantineId))?.taskToken?.S,
+    );
+
+    await decide(token, 'done');
+
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    const state = async (key: string) => (await ops.getItem(ops.tables.attempts, { pk: { S: key } }))?.state;
+    expect(await state(messageKey)).toStrictEqual({ S: 'completed' });
+    expect(await state(other.messageKey)).toStrictEqual({ S: 'quarantined' });
+  });
+
+  it('done: refuses to complete a ledger item that no longer holds this quarantine; the record keeps waiting', async () => {
+    const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
+    await ops.putItem(ops.tables.attempts, { pk: { S: messageKey }, state: { S: 'ready' } });
+
+    await decide(token, 'done');
+
+    const execution = await ops.finished(executionArn);
+    expect(execution.status).toBe('FAILED');
+    expect(execution.error).toBe('LedgerNotHoldingQuarantine');
+    expect((await ops.getItem(ops.tables.attempts, { pk: { S: messageKey } }))?.state).toStrictEqual({
+      S: 'ready',
+    });
+    expect((await record(quarantineId))?.status).toStrictEqual({ S: 'awaiting-operator' });
+  });
+
   it('not-done: the CLI has replayed it; the record says replayed and the ledger is left alone', async () => {
     const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
 

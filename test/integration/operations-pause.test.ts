@@ -28,8 +28,19 @@ beforeEach(async () => {
     state: { S: 'open' },
     epoch: { N: String(epoch) },
     reason: { S: 'outage' },
+    stop: { BOOL: false },
   });
 });
+
+/** The consumer tripped this epoch's breaker as a stop (rule 11): the item says so, durably. */
+const trippedAsStop = (reason: string) =>
+  ops.putItem(ops.tables.control, {
+    ...BREAKER,
+    state: { S: 'open' },
+    epoch: { N: String(epoch) },
+    reason: { S: reason },
+    stop: { BOOL: true },
+  });
 afterEach(async () => ops?.stopRunning());
 
 const breaker = async () => (await ops.getItem(ops.tables.control, BREAKER)) as Item;
@@ -169,6 +180,14 @@ describe('pause: cool-down and half-open probing', () => {
     expect(reopened.cooldownSeconds).toStrictEqual({ N: '3' });
   });
 
+  it('acts only on a breaker tripped for its epoch: a pause of an epoch nobody tripped fails and touches nothing', async () => {
+    const execution = await ops.finished(await pause({ epoch: epoch + 5 }));
+
+    expect(execution.error).toBe('InvalidInput');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    expect((await breaker()).disabledAt).toBeUndefined();
+  });
+
   it('steps aside when a newer pause owns the breaker', async () => {
     await ops.update(ops.tables.control, BREAKER, 'SET epoch = :newer', {
       ':newer': { N: String(epoch + 1) },
@@ -191,20 +210,30 @@ describe('pause: the operator', () => {
       }),
     );
 
-  it('stop: stays disabled past any cool-down, waiting with a token, until the operator resumes', async () => {
-    const executionArn = await pause({ stop: true, reason: 'quarantine-unwritable', cooldownSeconds: 1 });
+  it('stop: stays disabled past any cool-down, waiting with a token, until the operator resumes, whatever the input says', async () => {
+    await trippedAsStop('quarantine-unwritable');
+    // The input cannot lift a stop: only the breaker item and the operator count (issue 8, defect 2).
+    const executionArn = await pause({ stop: false, reason: 'outage', cooldownSeconds: 1 });
 
     const waiting = await eventually('a stored task token', async () => {
       const item = await breaker();
       return item.taskToken?.S ? item : undefined;
     });
-    expect(waiting).toMatchObject({ state: { S: 'open' }, stop: { BOOL: true } });
+    expect(waiting).toMatchObject({
+      state: { S: 'open' },
+      stop: { BOOL: true },
+      reason: { S: 'quarantine-unwritable' },
+    });
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await ops.mapping()).toMatchObject({ state: 'Disabled' });
     expect((await breaker()).state).toStrictEqual({ S: 'open' });
     expect(await ops.status(executionArn)).toBe('RUNNING');
     const notes = await ops.notifications();
-    expect(notes.find((n) => n.epoch === epoch)).toMatchObject({ event: 'paused', stop: true });
+    expect(notes.find((n) => n.epoch === epoch)).toMatchObject({
+      event: 'paused',
+      stop: true,
+      reason: 'quarantine-unwritable',
+    });
     expect(JSON.stringify(notes)).not.toContain(String(waiting.taskToken?.S));
 
     // The CLI: operatorAction first, then the stored token.
@@ -252,11 +281,12 @@ describe('pause: the operator', () => {
   });
 
   it('a resume set before the machine stores its token is not lost', async () => {
+    await trippedAsStop('quarantine-capacity');
     await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
       ':resume': { S: 'resume' },
     });
 
-    const execution = await ops.finished(await pause({ stop: true }));
+    const execution = await ops.finished(await pause());
 
     expect(execution.status).toBe('SUCCEEDED');
     expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
