@@ -43,7 +43,12 @@ export class QuarantineAlarms extends Construct {
       dimensions: { Queue: '$.sourceQueue' },
     });
     this.add('Quarantined', 'A message was quarantined: an operator decides what happens to it.', {
-      metric: quarantined.metric({ statistic: 'Sum', period: Duration.minutes(1) }),
+      // The filter's Queue dimension makes its own series: the alarm must name it to see it.
+      metric: quarantined.metric({
+        statistic: 'Sum',
+        period: Duration.minutes(1),
+        dimensionsMap: { Queue: props.queue.queueArn },
+      }),
       threshold: 0,
     });
     if (props.deadLetterQueue) {

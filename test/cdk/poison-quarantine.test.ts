@@ -294,6 +294,21 @@ describe('PoisonQuarantine with default props', () => {
     });
   });
 
+  it('counts quarantines in the series the alarm watches: the queue the filter names', () => {
+    // A filter's dimensions make a series of their own; an alarm without them would never fire.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.event = "quarantined" }',
+      MetricTransformations: [Match.objectLike({ Dimensions: [{ Key: 'Queue', Value: '$.sourceQueue' }] })],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PoisonQuarantine',
+      MetricName: 'Quarantined',
+      Dimensions: [
+        { Name: 'Queue', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('PipelineSource'), 'Arn'] } },
+      ],
+    });
+  });
+
   it('alarms when the consumer finds the breaker item unreadable, for this queue only, to the topic', () => {
     // The consumer's log line names its queue; the alarm watches that queue's series alone, so
     // another pipeline's garbled breaker in the account does not page this one's operators.
