@@ -73,5 +73,7 @@ function describeEvent(event: CampaignEvent): string {
       return `operator answers ${event.decision}`;
     case 'resume':
       return 'operator resumes';
+    case 'kill-verification':
+      return 'the oldest running outcome-unknown execution ends unanswered';
   }
 }

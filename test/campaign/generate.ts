@@ -171,6 +171,7 @@ function chaosEvent(draw: Draw, config: CampaignConfig, messages: number): Campa
       ['replay', 0.8],
       ['answer', 0.8],
       ['resume', 0.3],
+      ['kill-verification', 0.5],
     ] as const)
   ) {
     case 'poll':
@@ -196,6 +197,8 @@ function chaosEvent(draw: Draw, config: CampaignConfig, messages: number): Campa
       return { do: 'answer', decision: draw.pick(DECISIONS) };
     case 'resume':
       return { do: 'resume' };
+    case 'kill-verification':
+      return { do: 'kill-verification' };
   }
 }
 

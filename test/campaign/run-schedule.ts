@@ -155,6 +155,9 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
         // and what it let through during the outage would not be the consumer's doing.
         if (pause.waitsForOperator()) pause.resume();
         return;
+      case 'kill-verification':
+        world.operations.abortOldest('outcome-unknown');
+        return;
     }
   }
 

@@ -64,7 +64,13 @@ export type CampaignEvent =
   /** An operator answers the oldest record waiting for a person (outcome unknown). */
   | { readonly do: 'answer'; readonly decision: Decision }
   /** An operator resumes a stopped consumer (a stop's only way out); other pauses resume by themselves. */
-  | { readonly do: 'resume' };
+  | { readonly do: 'resume' }
+  /**
+   * The oldest running outcome-unknown execution ends without its answer, as one that is stopped,
+   * fails (a publish refused) or times out: the control plane's own fault. Its record must still
+   * be answerable.
+   */
+  | { readonly do: 'kill-verification' };
 
 export interface Schedule {
   /** Seeds the world's own randomness (backoff jitter). */

@@ -59,6 +59,14 @@ export class MemoryOperations implements OperationsPort {
     );
   }
 
+  /** Ends the oldest running execution of this kind unfinished, as StopExecution would (a campaign's fault). */
+  abortOldest(kind: 'outcome-unknown'): void {
+    const running = [...this.executions.values()].find(
+      (execution) => execution.status === 'RUNNING' && execution.input.kind === kind,
+    );
+    if (running !== undefined) running.status = 'ABORTED';
+  }
+
   private start(name: string, input: Record<string, unknown>): StartOutcome {
     const existing = this.executions.get(name);
     if (existing !== undefined) {
