@@ -1,68 +1,34 @@
 /**
- * The status changes of a plain replay. `replaying` is held from the claim until the message is
- * sent, so two operators (or two runs of one) cannot replay a record twice, and the claim
- * re-checks rule 12 in its condition. The adapter's status type has no `replaying` (only the CLI
- * ever writes it), so these three writes live here.
+ * The CLI's side of a plain replay's claims (lambdas/adapters/replay-claims.ts): a record another
+ * operator moved on first is a refusal (nothing changed, exit 2), not a failure.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type Item, ItemReader, L, S } from '../lambdas/adapters/attribute-values';
-import { updateIf } from '../lambdas/adapters/conditional-writes';
-import { auditEntryAttribute } from '../lambdas/adapters/quarantine-item';
-import type { AuditEntry } from '../lambdas/adapters/quarantine-writer';
-import { UNIDENTIFIED_CAUSE } from '../lambdas/core/operator';
+import { QuarantineStatusConflictError } from '../lambdas/adapters/errors';
+import type { ReplayClaims } from '../lambdas/adapters/replay-claims';
+import type { AuditEntry } from '../lambdas/core/quarantine-record';
 import { Refused } from './errors';
 
-// Record timeline: open --claim--> replaying --finish--> replayed
-//                                  replaying --release--> open (the replay did not happen)
-// A replay killed half-way leaves `replaying`; `replay --resume` finishes or releases it from
-// what the ledger shows (core/operator.ts `decideResume`).
-const IS_STATUS = 'attribute_exists(#id) AND #status = :from';
-const HAS_CAUSE = '#cause <> :unidentified';
-const SET_STATUS = 'SET #status = :to, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+export class RefusingReplayClaims {
+  constructor(private readonly claims: ReplayClaims) {}
 
-export class ReplayClaims {
-  constructor(
-    private readonly dynamodb: DynamoDBClient,
-    private readonly table: string,
-  ) {}
-
-  async claim(id: string, entry: AuditEntry): Promise<void> {
-    await this.move(id, 'open', 'replaying', entry, HAS_CAUSE);
+  claim(id: string, entry: AuditEntry): Promise<void> {
+    return refusedOnConflict(this.claims.claim(id, entry));
   }
 
-  async finish(id: string, entry: AuditEntry): Promise<void> {
-    await this.move(id, 'replaying', 'replayed', entry);
+  finish(id: string, entry: AuditEntry): Promise<void> {
+    return refusedOnConflict(this.claims.finish(id, entry));
   }
 
   /** Undoes a claim whose replay did not happen, or whose message, if it went out, can no longer run. */
-  async release(id: string, entry: AuditEntry): Promise<void> {
-    await this.move(id, 'replaying', 'open', entry);
-  }
-
-  private async move(id: string, from: string, to: string, entry: AuditEntry, also?: string): Promise<void> {
-    const outcome = await updateIf(this.dynamodb, {
-      tableName: this.table,
-      key: { id: S(id) },
-      update: SET_STATUS,
-      condition: also ? `${IS_STATUS} AND ${also}` : IS_STATUS,
-      values: {
-        ':from': S(from),
-        ':to': S(to),
-        ':entry': L([auditEntryAttribute(entry)]),
-        ':noAudit': L([]),
-        ...(also ? { ':unidentified': S(UNIDENTIFIED_CAUSE) } : {}),
-      },
-    });
-    if (!outcome.ok) throw new Refused(`record ${id} is no longer ${from} (${describe(outcome.old)})`);
+  release(id: string, entry: AuditEntry): Promise<void> {
+    return refusedOnConflict(this.claims.release(id, entry));
   }
 }
 
-/** What the record is now, for the refusal (usually: another operator acted first). */
-function describe(item: Item | undefined): string {
-  if (item === undefined) return 'it does not exist';
-  const read = new ItemReader(item, 'quarantine record');
-  const status = read.optionalString('status') ?? 'unknown';
-  return read.optionalString('cause') === UNIDENTIFIED_CAUSE
-    ? `status ${status}, no cause recorded`
-    : `status ${status}`;
+async function refusedOnConflict(write: Promise<void>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (error instanceof QuarantineStatusConflictError) throw new Refused(error.message);
+    throw error;
+  }
 }

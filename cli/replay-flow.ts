@@ -13,7 +13,6 @@
  */
 import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
 import { LedgerStateMismatchError, StaleAttemptError } from '../lambdas/adapters/errors';
-import type { AuditEntry, QuarantineRecord } from '../lambdas/adapters/quarantine-writer';
 import type { RecordedMessageAttribute } from '../lambdas/adapters/source-queue';
 import {
   REPLAY_AUDIT,
@@ -21,6 +20,7 @@ import {
   REPLAY_STARTED_AUDIT,
   type ResumePlan,
 } from '../lambdas/core/operator';
+import type { AuditEntry, QuarantineRecord } from '../lambdas/core/quarantine-record';
 import { exactUtf8 } from './body';
 import type { Deployment } from './deployment';
 import { Refused } from './errors';

@@ -6,3 +6,6 @@
 
 /** The consumer found the breaker item unreadable and held its batch: nothing runs until a reset. */
 export const BREAKER_UNREADABLE_LOG_EVENT = 'breaker-unreadable';
+
+/** The consumer quarantined a message: the "Quarantined" alarm counts these lines. */
+export const QUARANTINED_LOG_EVENT = 'quarantined';

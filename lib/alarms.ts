@@ -7,12 +7,10 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { BREAKER_UNREADABLE_LOG_EVENT } from '../contract/log-events';
+import { BREAKER_UNREADABLE_LOG_EVENT, QUARANTINED_LOG_EVENT } from '../contract/log-events';
 
 /** Namespace of the metrics poison-quarantine derives from its consumer's logs. */
 export const METRIC_NAMESPACE = 'PoisonQuarantine';
-/** The structured log line the consumer writes when it quarantines a message. */
-export const QUARANTINED_LOG_EVENT = 'quarantined';
 
 export interface QuarantineAlarmsProps {
   readonly topic: sns.ITopic;

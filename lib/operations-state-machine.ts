@@ -4,10 +4,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { EXECUTION_INPUT_KIND } from '../contract/executions';
 import { outcomeUnknownPath } from './operations/outcome-unknown';
 import { pausePath } from './operations/pause';
 import type { PauseContext } from './operations/pause-resume';
-import { FAILURE, INPUT_KIND } from './operations/protocol';
+import { FAILURE } from './operations/protocol';
 import { Steps } from './operations/steps';
 
 export interface OperationsStateMachineProps {
@@ -110,7 +111,7 @@ export class OperationsStateMachine extends Construct {
           ...wait,
         }),
       )
-      .when(kindIs(INPUT_KIND.pause), pauseWithDefaults)
+      .when(kindIs(EXECUTION_INPUT_KIND.pause), pauseWithDefaults)
       .otherwise(rejectInput);
 
     const logGroup = new logs.LogGroup(this, 'Logs', {
@@ -153,7 +154,11 @@ const kindIs = (kind: string) =>
   sfn.Condition.and(text('$.kind'), sfn.Condition.stringEquals('$.kind', kind));
 
 function validOutcomeUnknownInput(): sfn.Condition {
-  return sfn.Condition.and(kindIs(INPUT_KIND.outcomeUnknown), text('$.quarantineId'), text('$.messageKey'));
+  return sfn.Condition.and(
+    kindIs(EXECUTION_INPUT_KIND.outcomeUnknown),
+    text('$.quarantineId'),
+    text('$.messageKey'),
+  );
 }
 
 function validPauseInput(): sfn.Condition {

@@ -4,7 +4,7 @@
  * pause execution waits for it, sent to that execution.
  */
 
-import { TaskTokenRejectedError } from '../../lambdas/adapters/errors';
+import { BreakerNotPausedError, TaskTokenRejectedError } from '../../lambdas/adapters/errors';
 import type { BreakerReading } from '../../lambdas/core/breaker';
 import {
   type BreakerAction,
@@ -53,7 +53,7 @@ function breakerCommand(action: BreakerAction): Command {
       const actor = await context.actor((reason ?? '').trim());
       // Action first, token second: the pause execution refuses to start a wait once it sees a
       // resume, so a resume cannot slip between its read and its wait.
-      await deployment.controlItems.setOperatorAction(action, auditEntry(actor, action));
+      await refusedIfClosed(deployment.controlItems.setOperatorAction(action, auditEntry(actor, action)));
       const token = await deployment.controlItems.breakerTaskToken();
       const answered = token !== undefined && (await answer(deployment, token, breakerOutput(action, actor)));
       // Nobody waited: make sure a run of the pause reads the action (issue 8, defect 1: a trip
@@ -100,4 +100,14 @@ export async function ensurePauseRun(
   const pause = { epoch: breaker.epoch, reason: breaker.reason, stop: breaker.stop };
   const outcome = await deployment.operations.startPause({ ...pause, ...deployment.config.breakerTimings });
   return outcome.started ? outcome.executionArn.split(':').at(-1) : undefined;
+}
+
+/** The breaker closed before the answer was recorded: a refusal (nothing changed), not a failure. */
+async function refusedIfClosed(write: Promise<void>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (error instanceof BreakerNotPausedError) throw new Refused(error.message);
+    throw error;
+  }
 }

@@ -1,7 +1,8 @@
 /** `pq discard`: close open records without replaying them; their content stays as evidence. */
+import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
-import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
 import { checkReason, DISCARD_AUDIT, decideDiscard } from '../../lambdas/core/operator';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { positionals } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
@@ -72,9 +73,9 @@ async function discardOne(
   try {
     const resolved = await deployment.records.setStatus(
       record.id,
-      'resolved',
+      QUARANTINE_STATUS.resolved,
       { who: actor.who, when: actor.now, why },
-      { expected: ['open'], what: DISCARD_AUDIT },
+      { expected: [QUARANTINE_STATUS.open], what: DISCARD_AUDIT },
     );
     return { id: resolved.id, status: resolved.status };
   } catch (error) {

@@ -1,6 +1,7 @@
 /** The records of one failure group (`list --group`), and acting on them one by one. */
-import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
+import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { matchesGroup } from '../../lambdas/core/operator';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused } from '../errors';
@@ -12,8 +13,8 @@ export async function unresolvedInGroup(
   selector: string,
 ): Promise<QuarantineRecord[]> {
   const [open, awaiting] = await Promise.all([
-    deployment.records.list({ status: 'open' }),
-    deployment.records.list({ status: 'awaiting-operator' }),
+    deployment.records.list({ status: QUARANTINE_STATUS.open }),
+    deployment.records.list({ status: QUARANTINE_STATUS.awaitingOperator }),
   ]);
   const members = [...open, ...awaiting]
     .filter((record) => matchesGroup(record.errorSignature, selector))

@@ -1,12 +1,13 @@
 /** `pq list`: quarantine records, one per line or grouped by how they failed. */
-import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { groupBySignature, hasCause } from '../../lambdas/core/operator';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { QuarantineReason } from '../../lambdas/core/types';
 import { oneOf, parseSince, positionals } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import { table } from '../output';
 
-const STATUSES = ['open', 'awaiting-operator', 'replaying', 'resolved', 'replayed'] as const;
+const STATUSES = Object.values(QUARANTINE_STATUS);
 const REASONS: readonly QuarantineReason[] = [
   'crash-limit',
   'permanent-error',
@@ -15,7 +16,7 @@ const REASONS: readonly QuarantineReason[] = [
   'outcome-unknown',
 ];
 /** Without --status: what still needs a person. */
-const DEFAULT_STATUSES = ['open', 'awaiting-operator'] as const;
+const DEFAULT_STATUSES = [QUARANTINE_STATUS.open, QUARANTINE_STATUS.awaitingOperator] as const;
 
 export const list: Command = {
   name: 'list',
@@ -52,9 +53,7 @@ Next: pq show ID`,
     const reason = reasonText === undefined ? undefined : oneOf('reason', reasonText, REASONS);
     const deployment = await context.deployment();
     const pages = await Promise.all(
-      statuses.map((state) =>
-        deployment.records.list({ status: state as QuarantineStatus, ...(since ? { since } : {}) }),
-      ),
+      statuses.map((state) => deployment.records.list({ status: state, ...(since ? { since } : {}) })),
     );
     const records = pages
       .flat()

@@ -1,11 +1,12 @@
 /** `pq replay`: send quarantined messages back to the source queue, with a fresh budget. */
-import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
+
 import {
   checkReason,
   decideReplay,
   decideResume,
   REPLAY_RUNNING_AT_MOST_MINUTES,
 } from '../../lambdas/core/operator';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { positionals } from '../arguments';
 import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';

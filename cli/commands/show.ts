@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import { QuarantineNotFoundError } from '../../lambdas/adapters/errors';
-import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { positionals } from '../arguments';
 import { type BodyDescription, describeBody } from '../body';
 import type { Command, CommandContext } from '../command';

@@ -1,15 +1,21 @@
 /** `pq status`: is the consumer consuming, and what waits for a person. */
+
+import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import type { Item } from '../../lambdas/adapters/attribute-values';
 import { BREAKER_READ_ATTRIBUTES } from '../../lambdas/adapters/control-items';
-import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import type { ControlView } from '../../lambdas/adapters/operator-control';
 import type { UnreadableBreaker } from '../../lambdas/core/breaker';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { Command, CommandContext } from '../command';
-import type { ControlView } from '../control-items';
 import type { Deployment } from '../deployment';
 import { fields, section, table } from '../output';
 
 /** Every status that still needs a person; `replaying` only lingers when a replay broke half-way. */
-const UNRESOLVED = ['open', 'awaiting-operator', 'replaying'] as const;
+const UNRESOLVED = [
+  QUARANTINE_STATUS.open,
+  QUARANTINE_STATUS.awaitingOperator,
+  QUARANTINE_STATUS.replaying,
+] as const;
 
 export const status: Command = {
   name: 'status',
@@ -39,7 +45,7 @@ Next: pq list --group`,
     const [queue, control, records] = await Promise.all([
       deployment.queue.depth(),
       deployment.controlItems.read(),
-      Promise.all(UNRESOLVED.map((state) => deployment.records.list({ status: state as QuarantineStatus }))),
+      Promise.all(UNRESOLVED.map((state) => deployment.records.list({ status: state }))),
     ]);
     const byReason = countByReason(records.flat());
     const breaker = control.breaker.breaker;
@@ -79,9 +85,9 @@ function countByReason(records: readonly QuarantineRecord[]): ReasonCount[] {
       replaying: 0,
     };
     const key =
-      record.status === 'awaiting-operator'
+      record.status === QUARANTINE_STATUS.awaitingOperator
         ? 'awaitingOperator'
-        : (record.status as string) === 'replaying'
+        : record.status === QUARANTINE_STATUS.replaying
           ? 'replaying'
           : 'open';
     counts.set(record.reason, { ...count, [key]: count[key] + 1 });

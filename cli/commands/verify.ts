@@ -1,7 +1,7 @@
 /** `pq verify`: rule 8, the operator's answer for a message whose outside call may have happened. */
 import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
-import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
 import { checkReason } from '../../lambdas/core/operator';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import {
   decideVerify,
   VERIFIED_STATUS,

@@ -4,12 +4,13 @@
  * as the core keeps them.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { BREAKER_KEY as BREAKER } from '../../contract/control';
 import type { BreakerReading, BreakerRecord } from '../core/breaker';
 import { type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import { type Item, ItemReader, S } from './attribute-values';
 import { MalformedItemError } from './errors';
 
-export const BREAKER_KEY: Item = { pk: S('breaker'), sk: S('state') };
+export const BREAKER_KEY: Item = { pk: S(BREAKER.pk), sk: S(BREAKER.sk) };
 export const ISOLATION_KEY: Item = { pk: S('isolation'), sk: S('state') };
 export const FREEZE_KEY: Item = { pk: S('replay'), sk: S('freeze') };
 

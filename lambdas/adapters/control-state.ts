@@ -11,9 +11,11 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { BREAKER_KEY as BREAKER } from '../../contract/control';
 import type { BreakerReading, OpenBreaker } from '../core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
+import type { AuditEntry } from '../core/quarantine-record';
 import { defaultPolicy, type Policy } from '../core/types';
 import { BOOL, type Item, ItemReader, L, M, N, S } from './attribute-values';
 import { type ConditionalUpdate, guarded, namesIn, putIf, updateIf } from './conditional-writes';
@@ -27,7 +29,6 @@ import {
 } from './control-items';
 import { ControlStateUnavailableError, describeSdkError } from './errors';
 import { auditEntryAttribute } from './quarantine-item';
-import type { AuditEntry } from './quarantine-writer';
 
 /** What the consumer caches for a few seconds per execution environment. */
 export interface ControlSnapshot {
@@ -92,7 +93,7 @@ export class ControlState {
       keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     }
     const find = (pk: string) => items.find((item) => item.pk?.S === pk);
-    const breaker = find('breaker');
+    const breaker = find(BREAKER.pk);
     const isolation = find('isolation');
     const freeze = find('replay');
     return {

@@ -62,6 +62,14 @@ export class ControlStateUnavailableError extends AdapterError {
   }
 }
 
+/** An operator's answer to a pause found the breaker closed: there is no pause left to answer. */
+export class BreakerNotPausedError extends AdapterError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BreakerNotPausedError';
+  }
+}
+
 /** Quarantine content or its record could not be written: stop the consumer (rule 11a). */
 export class QuarantineWriteError extends AdapterError {
   constructor(message: string, options?: ErrorOptions) {
@@ -91,6 +99,14 @@ export class QuarantineStatusConflictError extends QuarantineReadError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'QuarantineStatusConflictError';
+  }
+}
+
+/** The operator CLI could not look its deployment up (Lambda, STS). */
+export class DeploymentLookupError extends AdapterError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DeploymentLookupError';
   }
 }
 

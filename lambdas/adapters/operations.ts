@@ -10,6 +10,13 @@ import {
   type SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import {
+  EXECUTION_INPUT_KIND,
+  type ExecutionInput,
+  type OutcomeUnknownExecutionInput,
+  PAUSE_TIMINGS,
+  type PauseExecutionInput,
+} from '../../contract/executions';
 import { outcomeUnknownExecutionName, pauseExecutionName } from '../core/ids';
 import { describeSdkError, isSdkError, OperationsUnavailableError, TaskTokenRejectedError } from './errors';
 
@@ -22,21 +29,8 @@ export type StartOutcome =
   | { readonly started: true; readonly executionArn: string }
   | { readonly started: false };
 
-export interface PauseInput {
-  readonly epoch: number;
-  readonly reason: string;
-  /** Rule 11 stop conditions: no automatic resume. */
-  readonly stop: boolean;
-  /** Passed to the state machine when given: the cool-down before a half-open probe. */
-  readonly cooldownSeconds?: number;
-  readonly maxCooldownSeconds?: number;
-  /** How long a half-open probe watches outcomes. */
-  readonly probeSeconds?: number;
-  /** How often the machine polls the mapping until it reports Disabled. */
-  readonly pollSeconds?: number;
-}
-
-const TIMINGS = ['cooldownSeconds', 'maxCooldownSeconds', 'probeSeconds', 'pollSeconds'] as const;
+/** A pause's execution input without its `kind`; timings are passed to the state machine when given. */
+export type PauseInput = Omit<PauseExecutionInput, 'kind'>;
 
 /** Runs of one pause episode before the consumer gives up restarting it and leaves it to alarms. */
 export const MAX_PAUSE_RUNS = 5;
@@ -51,15 +45,13 @@ export class Operations {
   ) {}
 
   /** Rule 8: a person checks the outside system before anything else happens to this record. */
-  async startOutcomeUnknown(input: {
-    readonly quarantineId: string;
-    readonly messageKey: string;
-  }): Promise<StartOutcome> {
-    return this.start(outcomeUnknownExecutionName(input.quarantineId), {
-      kind: 'outcome-unknown',
+  async startOutcomeUnknown(input: Omit<OutcomeUnknownExecutionInput, 'kind'>): Promise<StartOutcome> {
+    const executionInput: OutcomeUnknownExecutionInput = {
+      kind: EXECUTION_INPUT_KIND.outcomeUnknown,
       quarantineId: input.quarantineId,
       messageKey: input.messageKey,
-    });
+    };
+    return this.start(outcomeUnknownExecutionName(input.quarantineId), executionInput);
   }
 
   /**
@@ -69,14 +61,14 @@ export class Operations {
    * breaker always has an execution driving it back.
    */
   async startPause(input: PauseInput): Promise<StartOutcome> {
-    const pauseInput = {
-      kind: 'pause',
+    const pauseInput: PauseExecutionInput = {
+      kind: EXECUTION_INPUT_KIND.pause,
       reason: input.reason,
       epoch: input.epoch,
       stop: input.stop,
       // Timings left out fall back to the construct's values in the machine.
       ...Object.fromEntries(
-        TIMINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]),
+        PAUSE_TIMINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]),
       ),
     };
     for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
@@ -124,7 +116,7 @@ export class Operations {
     );
   }
 
-  private async start(name: string, input: object): Promise<StartOutcome> {
+  private async start(name: string, input: ExecutionInput): Promise<StartOutcome> {
     try {
       const result = await this.sfn.send(
         new StartExecutionCommand({

@@ -3,6 +3,8 @@
  * by attribute. `taskToken` is the state machine's: never written here, never read back here.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { QuarantineStatus } from '../../contract/quarantine';
+import type { AuditEntry, NewQuarantineRecord, QuarantineRecord } from '../core/quarantine-record';
 import type { QuarantineReason } from '../core/types';
 import {
   BOOL,
@@ -20,12 +22,6 @@ import {
   optional,
   S,
 } from './attribute-values';
-import type {
-  AuditEntry,
-  NewQuarantineRecord,
-  QuarantineRecord,
-  QuarantineStatus,
-} from './quarantine-writer';
 
 /** Every attribute of a record but `taskToken`. */
 export const RECORD_ATTRIBUTES = [

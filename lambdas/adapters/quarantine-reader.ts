@@ -11,6 +11,8 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { QuarantineStatus } from '../../contract/quarantine';
+import type { QuarantineRecord } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
 import { guarded, namesIn, updateIf } from './conditional-writes';
 import {
@@ -21,7 +23,7 @@ import {
   QuarantineStatusConflictError,
 } from './errors';
 import { auditEntryAttribute, RECORD_ATTRIBUTES, toQuarantineRecord } from './quarantine-item';
-import { type QuarantineRecord, type QuarantineStatus, quarantineObjectKeys } from './quarantine-writer';
+import { quarantineObjectKeys } from './quarantine-writer';
 
 /** Who acts and why; `what` is filled in by the action. */
 export interface OperatorAction {

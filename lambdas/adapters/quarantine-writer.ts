@@ -11,62 +11,12 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
-import type { ErrorEvidence, ExternalRecord, QuarantineReason } from '../core/types';
+import type { NewQuarantineRecord } from '../core/quarantine-record';
 import { namesIn } from './conditional-writes';
 import { describeSdkError, isSdkError, QuarantineWriteError } from './errors';
 import { quarantineRecordItem } from './quarantine-item';
-
-/** `open` and `awaiting-operator` are written by the consumer; the rest by an operator. */
-export type QuarantineStatus = 'open' | 'awaiting-operator' | 'resolved' | 'replayed';
-
-/** Rule 4: every operator action, recorded on the record. */
-export interface AuditEntry {
-  readonly who: string;
-  /** ISO-8601. */
-  readonly when: string;
-  readonly what: string;
-  readonly why: string;
-}
-
-/** One item of the quarantine table (docs/design.md), as anyone but the state machine sees it. */
-export interface QuarantineRecord {
-  readonly id: string;
-  readonly status: QuarantineStatus;
-  readonly reason: QuarantineReason;
-  /** `unidentified` until an operator sets it; replay is refused until then (rule 12). */
-  readonly cause: string;
-  readonly messageKey: string;
-  readonly messageId: string;
-  readonly generation: number;
-  readonly attemptsStarted: number;
-  readonly attemptsCharged: number;
-  readonly stage: string;
-  readonly lastError?: ErrorEvidence;
-  /** Groups records failing the same way (core/evidence.ts `errorSignature`). */
-  readonly errorSignature: string;
-  /** ISO-8601. */
-  readonly firstAttemptAt: string;
-  readonly lastAttemptAt: string;
-  readonly createdAt: string;
-  readonly sourceQueueArn: string;
-  /** FIFO only: the group, and that removing this message broke its order. */
-  readonly messageGroupId?: string;
-  readonly orderBroken?: boolean;
-  readonly bodyKey: string;
-  readonly envelopeKey: string;
-  readonly bodyBytes: number;
-  readonly external?: ExternalRecord;
-  readonly audit: readonly AuditEntry[];
-  /** ISO-8601: set by the state machine while it waits for the operator's decision. */
-  readonly waitingSince?: string;
-}
-
-/** What the consumer writes: a fresh record, no cause yet, no audit yet. */
-export type NewQuarantineRecord = Omit<QuarantineRecord, 'status' | 'cause' | 'audit' | 'waitingSince'> & {
-  readonly status: 'open' | 'awaiting-operator';
-  readonly cause: 'unidentified';
-};
 
 /** The bucket layout: `quarantine/<id>/body` and `quarantine/<id>/envelope.json`. */
 export function quarantineObjectKeys(id: string): { readonly bodyKey: string; readonly envelopeKey: string } {
@@ -131,7 +81,7 @@ export class QuarantineWriter {
    */
   async openRecordsAtLeast(limit: number): Promise<boolean> {
     let seen = 0;
-    for (const status of ['open', 'awaiting-operator']) {
+    for (const status of [QUARANTINE_STATUS.open, QUARANTINE_STATUS.awaitingOperator]) {
       let startKey: Record<string, AttributeValue> | undefined;
       do {
         const page = await this.guardedCount(status, startKey);

@@ -19,9 +19,9 @@ import type {
 } from '../adapters/attempt-ledger';
 import type { ControlSnapshot } from '../adapters/control-state';
 import type { PauseInput, StartOutcome } from '../adapters/operations';
-import type { NewQuarantineRecord } from '../adapters/quarantine-writer';
 import type { IsolationTrial } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
+import type { NewQuarantineRecord } from '../core/quarantine-record';
 import type { LedgerGlance } from '../core/suspects';
 import type { ErrorEvidence, ExternalRecord, FailureCounters, QuarantineIntent } from '../core/types';
 

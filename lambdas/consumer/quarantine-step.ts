@@ -8,6 +8,8 @@
  * consumer stops (rule 11a).
  */
 import type { SQSRecord } from 'aws-lambda';
+import { QUARANTINED_LOG_EVENT } from '../../contract/log-events';
+import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { errorSignature } from '../core/evidence';
 import { quarantineId } from '../core/ids';
 import { shouldStopQuarantine } from '../core/quarantine-share';
@@ -85,7 +87,7 @@ export async function quarantineMessage(
   if (counted) shares.record('quarantined');
   // The metric filter behind the "quarantined" alarm matches this line (lib/alarms.ts).
   deps.logger.warn('message quarantined', {
-    event: 'quarantined',
+    event: QUARANTINED_LOG_EVENT,
     quarantineId: id,
     reason,
     messageId: record.messageId,
@@ -143,7 +145,7 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
     ...evidence,
     ...stored,
     id,
-    status: reason === 'outcome-unknown' ? 'awaiting-operator' : 'open',
+    status: reason === 'outcome-unknown' ? QUARANTINE_STATUS.awaitingOperator : QUARANTINE_STATUS.open,
     cause: 'unidentified',
     createdAt: now,
     errorSignature: lastError ? errorSignature(lastError) : `crash:${item.stage}`,

@@ -6,6 +6,7 @@
  * by the table. Time and identity are passed in.
  */
 import { createHash } from 'node:crypto';
+import { QUARANTINE_STATUS } from '../../contract/quarantine';
 
 /** What the decisions read of a quarantine record. */
 export interface RecordFacts {
@@ -24,12 +25,12 @@ export function decideReplay(
   context: { readonly replayFrozen: boolean },
 ): { readonly kind: 'replay' } | Refusal {
   if (context.replayFrozen) return refuse('replay is frozen for this pipeline (see status; unfreeze first)');
-  if (record.status === 'awaiting-operator') {
+  if (record.status === QUARANTINE_STATUS.awaitingOperator) {
     return refuse(
       'it waits for an operator to check the outside system (outcome unknown): use verify --done|--not-done|--discard',
     );
   }
-  if (record.status !== 'open') {
+  if (record.status !== QUARANTINE_STATUS.open) {
     return refuse(`its status is ${record.status}: only open records can be replayed`);
   }
   if (!hasCause(record)) return refuse('no cause is recorded yet: run cause ID "what went wrong" first');
@@ -45,12 +46,12 @@ export const DISCARD_AUDIT = 'discard';
  * being replayed or closed.
  */
 export function decideDiscard(record: RecordFacts): { readonly kind: 'discard' } | Refusal {
-  if (record.status === 'awaiting-operator') {
+  if (record.status === QUARANTINE_STATUS.awaitingOperator) {
     return refuse(
       'it waits for an operator to check the outside system (outcome unknown): use verify ID --discard (or --done | --not-done)',
     );
   }
-  if (record.status !== 'open') {
+  if (record.status !== QUARANTINE_STATUS.open) {
     return refuse(`its status is ${record.status}: only open records can be discarded`);
   }
   return { kind: 'discard' };
@@ -103,7 +104,7 @@ export function decideResume(
   ledger: LedgerFacts | undefined,
   now: Date,
 ): ResumePlan {
-  if (record.status !== 'replaying') {
+  if (record.status !== QUARANTINE_STATUS.replaying) {
     return refuse(
       `its status is ${record.status}: only a replay that broke half-way (status replaying) can be resumed`,
     );

@@ -8,14 +8,8 @@ import type { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import {
-  DECISION,
-  FAILURE,
-  LEDGER_COMPLETED,
-  LEDGER_QUARANTINED,
-  RECORD_ATTRIBUTES,
-  RECORD_STATUS,
-} from './protocol';
+import { QUARANTINE_STATUS as RECORD_STATUS } from '../../contract/quarantine';
+import { DECISION, FAILURE, LEDGER_COMPLETED, LEDGER_QUARANTINED, RECORD_ATTRIBUTES } from './protocol';
 import { CONDITION_FAILED, enteredTime, type Steps, stringAt } from './steps';
 
 export interface OutcomeUnknownPathProps {

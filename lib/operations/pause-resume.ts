@@ -8,7 +8,8 @@ import type { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { BREAKER_ATTRIBUTES as A, BREAKER_KEY, BREAKER_STATE, FAILURE, OPERATOR_ACTION } from './protocol';
+import { BREAKER_KEY } from '../../contract/control';
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, FAILURE, OPERATOR_ACTION } from './protocol';
 import { CONDITION_FAILED, enteredTime, numberAt, type Steps } from './steps';
 
 export interface PauseContext {

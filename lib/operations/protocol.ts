@@ -1,15 +1,10 @@
 /**
- * The operations state machine's protocol with the consumer and the operator CLI: execution
- * inputs, the item attributes it reads and writes, and the task outputs it accepts. The consumer
- * (lambdas/) cannot import lib/, so it spells these names itself; docs/design.md lists them and
+ * What only the operations state machine needs: the item attributes it reads and writes, the
+ * task outputs it accepts, its limits and its Fail states. The names it shares with the consumer
+ * and the operator CLI (execution inputs, the breaker key, quarantine statuses) live in
+ * contract/, which both sides import; docs/design.md lists them and
  * test/cdk/operations-state-machine.test.ts pins them in the synthesized definition.
  */
-
-/** `kind` of an execution input. */
-export const INPUT_KIND = { outcomeUnknown: 'outcome-unknown', pause: 'pause' } as const;
-
-/** The control table item of the circuit breaker. */
-export const BREAKER_KEY = { pk: 'breaker', sk: 'state' } as const;
 
 /** Breaker item attributes. The consumer ADDs 1 to the probe counters while the state is half-open. */
 export const BREAKER_ATTRIBUTES = {
@@ -47,13 +42,6 @@ export const RECORD_ATTRIBUTES = {
   taskToken: 'taskToken',
   waitingSince: 'waitingSince',
   audit: 'audit',
-} as const;
-
-export const RECORD_STATUS = {
-  open: 'open',
-  awaitingOperator: 'awaiting-operator',
-  resolved: 'resolved',
-  replayed: 'replayed',
 } as const;
 
 /** `decision` of the operator's SendTaskSuccess output `{ decision, who, why, at }`. */

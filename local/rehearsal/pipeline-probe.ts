@@ -7,13 +7,14 @@ import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
+import type { QuarantineStatus } from '../../contract/quarantine';
 import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
 import { ControlState } from '../../lambdas/adapters/control-state';
 import { MalformedItemError } from '../../lambdas/adapters/errors';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
-import type { QuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
 import { SourceQueue, type QueueDepth as SqsDepth } from '../../lambdas/adapters/source-queue';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { LocalPipeline } from '../local-pipeline';
 
 /** Reads of a half-built item (see `ledgerItem`) before giving up. */

@@ -8,11 +8,8 @@ import { type DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/clie
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
-import {
-  type NewQuarantineRecord,
-  QuarantineWriter,
-  quarantineObjectKeys,
-} from '../../lambdas/adapters/quarantine-writer';
+import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
+import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
 
 const TABLE = 'quarantine-table';
 const BUCKET = 'quarantine-bucket';

@@ -25,12 +25,9 @@ import {
 } from '../../lambdas/adapters/errors';
 import { Operations } from '../../lambdas/adapters/operations';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
-import {
-  type NewQuarantineRecord,
-  QuarantineWriter,
-  quarantineObjectKeys,
-} from '../../lambdas/adapters/quarantine-writer';
+import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE, SourceQueue } from '../../lambdas/adapters/source-queue';
+import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 let pipeline: AdapterPipeline;

@@ -13,11 +13,8 @@ import {
   QuarantineWriteError,
 } from '../../lambdas/adapters/errors';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
-import {
-  type NewQuarantineRecord,
-  QuarantineWriter,
-  quarantineObjectKeys,
-} from '../../lambdas/adapters/quarantine-writer';
+import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
+import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const MIB = 1_048_576;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ReplayClaims } from '../../cli/replay-claims';
+import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
 import { SourceQueue } from '../../lambdas/adapters/source-queue';
 import { bodyDigest } from '../../lambdas/core/ids';
 import { type CliHarness, type Seeded, startCliHarness } from './support/cli-harness';

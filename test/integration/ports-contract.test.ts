@@ -16,8 +16,9 @@ import {
   SourceQueueError,
   StaleAttemptError,
 } from '../../lambdas/adapters/errors';
-import { type NewQuarantineRecord, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
+import { quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import { NO_TRIAL } from '../../lambdas/core/isolation';
+import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { defaultPolicy, type ErrorEvidence, type ExternalRecord } from '../../lambdas/core/types';
 import { motoWorld } from './support/ports-moto';
 import { type Departure, memoryWorld, type PortsUnderTest } from './support/ports-worlds';

@@ -4,7 +4,7 @@
  * after several visibility timeouts the queue is still empty and no new attempt has started.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { demoBody, startTestPipeline, type TestPipeline, waitUntilSettled } from './support';
 
 // 3 s: a quarantine (the ledger's intent, two S3 puts, the record, the mark) finishes well inside

@@ -14,7 +14,7 @@
  * Task tokens never appear in the CLI's output.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QuarantineRecord } from '../../lambdas/adapters/quarantine-writer';
+import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { demoBody, type E2e, holdsFor, startE2e, str } from './e2e-support';
 import { waitFor } from './support';
 

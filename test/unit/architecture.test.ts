@@ -27,6 +27,59 @@ function violations(dir: string, forbidden: (specifier: string, file: string) =>
   );
 }
 
+/** The project file a relative specifier names (`./x` -> `./x.ts` or `./x/index.ts`); undefined for packages. */
+function resolveSource(specifier: string, file: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const base = path.resolve(path.dirname(file), specifier);
+  const candidates = [
+    base,
+    ...['.ts', '.mts', '.js', '.mjs'].flatMap((ext) => [base + ext, path.join(base, `index${ext}`)]),
+  ];
+  return candidates.find((candidate) => {
+    try {
+      return statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Every cycle of imports among the files under `dirs`, each as `a -> b -> a` (relative paths).
+ * Type-only imports count too: a cycle of types is still two modules that cannot be read apart.
+ */
+function importCycles(dirs: readonly string[]): string[] {
+  const files = dirs.flatMap((dir) => sourceFiles(path.join(root, dir)));
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      importsOf(file).flatMap((specifier) => {
+        const target = resolveSource(specifier, file);
+        return target === undefined ? [] : [target];
+      }),
+    ]),
+  );
+  const cycles: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'visiting');
+    stack.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === 'visiting') {
+        const cycle = [...stack.slice(stack.indexOf(next)), next];
+        cycles.push(cycle.map((member) => path.relative(root, member)).join(' -> '));
+      } else if (state.get(next) === undefined) {
+        visit(next);
+      }
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (state.get(file) === undefined) visit(file);
+  return cycles;
+}
+
 const resolvesInto = (specifier: string, file: string, folder: string) =>
   specifier.startsWith('.') &&
   path.resolve(path.dirname(file), specifier).startsWith(path.join(root, folder));
@@ -57,6 +110,20 @@ describe('the direction of dependencies', () => {
 
   it('keeps the runtime out of the infrastructure: lib/ points at handlers by path, never imports them', () => {
     expect(violations('lib', (specifier, file) => resolvesInto(specifier, file, 'lambdas'))).toEqual([]);
+  });
+
+  it('keeps the CLI off the wire: nothing under cli/ imports an AWS SDK (adapters wrap every call)', () => {
+    expect(violations('cli', (specifier) => specifier.startsWith('@aws-sdk/'))).toEqual([]);
+  });
+
+  it('keeps cross-process names in contract/: contract/ imports nothing of the project', () => {
+    expect(
+      violations('contract', (specifier) => specifier.startsWith('.') && !specifier.startsWith('./')),
+    ).toEqual([]);
+  });
+
+  it('has no import cycles among the sources', () => {
+    expect(importCycles(['contract', 'lib', 'lambdas', 'cli'])).toEqual([]);
   });
 
   it('sees the imports it checks (the scan is not empty)', () => {

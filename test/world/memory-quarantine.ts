@@ -4,9 +4,10 @@
  * as lambdas/adapters/quarantine-writer.ts writes them.
  */
 
-import type { NewQuarantineRecord, QuarantineStatus } from '../../lambdas/adapters/quarantine-writer';
+import type { QuarantineStatus } from '../../contract/quarantine';
 import { quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import type { QuarantineStorePort } from '../../lambdas/consumer/ports';
+import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
 
 export type StoredRecord = Omit<NewQuarantineRecord, 'status'> & { status: QuarantineStatus };
 

@@ -11,14 +11,11 @@ import { runCli } from '../../../cli/run';
 import { ENV } from '../../../contract/env';
 import { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import { QuarantineRecords } from '../../../lambdas/adapters/quarantine-reader';
-import {
-  type NewQuarantineRecord,
-  QuarantineWriter,
-  quarantineObjectKeys,
-} from '../../../lambdas/adapters/quarantine-writer';
+import { QuarantineWriter, quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import type { RecordedMessageAttribute } from '../../../lambdas/adapters/source-queue';
 import { errorSignature } from '../../../lambdas/core/evidence';
 import { bodyDigest, quarantineId } from '../../../lambdas/core/ids';
+import type { NewQuarantineRecord } from '../../../lambdas/core/quarantine-record';
 import type { ErrorEvidence } from '../../../lambdas/core/types';
 import { LOCAL_CREDENTIALS } from '../../../local/moto';
 import { type AdapterPipeline, startPipeline } from './pipeline';

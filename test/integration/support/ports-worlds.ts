@@ -5,9 +5,11 @@
  * the ports do not offer (`Arrange`), done as the rest of the system does them: the state machine
  * writes the breaker, an operator resolves a record, the event source mapping receives.
  */
+
+import type { QuarantineStatus } from '../../../contract/quarantine';
 import type { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import type { Item } from '../../../lambdas/adapters/attribute-values';
-import { type QuarantineStatus, quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
+import { quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import type {
   ControlPort,
   LedgerPort,

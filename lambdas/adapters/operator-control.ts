@@ -5,21 +5,15 @@
  * `breakerTaskToken` returns it; every other read turns it into a yes/no.
  */
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { type Item, ItemReader, L, S } from '../lambdas/adapters/attribute-values';
-import { namesIn, updateIf } from '../lambdas/adapters/conditional-writes';
-import {
-  BREAKER_KEY,
-  FREEZE_KEY,
-  ISOLATION_KEY,
-  readBreaker,
-  toIsolation,
-} from '../lambdas/adapters/control-items';
-import { auditEntryAttribute } from '../lambdas/adapters/quarantine-item';
-import type { AuditEntry } from '../lambdas/adapters/quarantine-writer';
-import type { BreakerReading } from '../lambdas/core/breaker';
-import type { IsolationTrial } from '../lambdas/core/isolation';
-import type { BreakerAction } from '../lambdas/core/operator';
-import { Refused } from './errors';
+import type { BreakerReading } from '../core/breaker';
+import type { IsolationTrial } from '../core/isolation';
+import type { BreakerAction } from '../core/operator';
+import type { AuditEntry } from '../core/quarantine-record';
+import { type Item, ItemReader, L, S } from './attribute-values';
+import { guarded, namesIn, updateIf } from './conditional-writes';
+import { BREAKER_KEY, FREEZE_KEY, ISOLATION_KEY, readBreaker, toIsolation } from './control-items';
+import { BreakerNotPausedError, ControlStateUnavailableError, describeSdkError } from './errors';
+import { auditEntryAttribute } from './quarantine-item';
 
 // The pause execution reads operatorAction at each checkpoint and clears it when it closes the
 // breaker; the condition re-checks that there is still a pause to answer.
@@ -51,7 +45,7 @@ export interface ControlView {
   readonly freeze: FreezeView;
 }
 
-export class ControlItems {
+export class OperatorControl {
   constructor(
     private readonly dynamodb: DynamoDBClient,
     private readonly table: string,
@@ -77,35 +71,56 @@ export class ControlItems {
     return item && new ItemReader(item, 'breaker').optionalString('taskToken');
   }
 
-  /** Rule 4: the operator's answer to a pause, with its audit entry, on the breaker item. */
+  /**
+   * Rule 4: the operator's answer to a pause, with its audit entry, on the breaker item.
+   * BreakerNotPausedError when the breaker closed first.
+   */
   async setOperatorAction(action: BreakerAction, entry: AuditEntry): Promise<void> {
-    const outcome = await updateIf(this.dynamodb, {
-      tableName: this.table,
-      key: BREAKER_KEY,
-      update: SET_ACTION,
-      condition: IS_PAUSED,
-      values: {
-        ':action': S(action),
-        ':open': S('open'),
-        ':halfOpen': S('half-open'),
-        ':entry': L([auditEntryAttribute(entry)]),
-        ':noAudit': L([]),
-      },
-    });
+    const outcome = await guarded(
+      () =>
+        updateIf(this.dynamodb, {
+          tableName: this.table,
+          key: BREAKER_KEY,
+          update: SET_ACTION,
+          condition: IS_PAUSED,
+          values: {
+            ':action': S(action),
+            ':open': S('open'),
+            ':halfOpen': S('half-open'),
+            ':entry': L([auditEntryAttribute(entry)]),
+            ':noAudit': L([]),
+          },
+        }),
+      (error) =>
+        new ControlStateUnavailableError(
+          `Control table ${this.table}: ${action} not recorded on the breaker: ${describeSdkError(error)}`,
+          { cause: error },
+        ),
+    );
     if (!outcome.ok)
-      throw new Refused(`the breaker closed before ${action} was recorded: consumption is running`);
+      throw new BreakerNotPausedError(
+        `the breaker closed before ${action} was recorded: consumption is running`,
+      );
   }
 
   private async get(key: Item, projection?: string): Promise<Item | undefined> {
-    const { Item: item } = await this.dynamodb.send(
-      new GetItemCommand({
-        TableName: this.table,
-        Key: key,
-        ConsistentRead: true,
-        ...(projection
-          ? { ProjectionExpression: projection, ExpressionAttributeNames: namesIn(projection) }
-          : {}),
-      }),
+    const { Item: item } = await guarded(
+      () =>
+        this.dynamodb.send(
+          new GetItemCommand({
+            TableName: this.table,
+            Key: key,
+            ConsistentRead: true,
+            ...(projection
+              ? { ProjectionExpression: projection, ExpressionAttributeNames: namesIn(projection) }
+              : {}),
+          }),
+        ),
+      (error) =>
+        new ControlStateUnavailableError(
+          `Control table ${this.table}: ${key.pk?.S ?? 'item'} not read: ${describeSdkError(error)}`,
+          { cause: error },
+        ),
     );
     return item;
   }

@@ -1,0 +1,85 @@
+/**
+ * The status changes of a plain replay. `replaying` is held from the claim until the message is
+ * sent, so two operators (or two runs of one) cannot replay a record twice, and the claim
+ * re-checks rule 12 in its condition. Only the operator CLI makes these writes. A record that is
+ * no longer in the status a write expects is a QuarantineStatusConflictError; any other failure
+ * a QuarantineReadError.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QUARANTINE_STATUS, type QuarantineStatus } from '../../contract/quarantine';
+import { UNIDENTIFIED_CAUSE } from '../core/operator';
+import type { AuditEntry } from '../core/quarantine-record';
+import { type Item, ItemReader, L, S } from './attribute-values';
+import { guarded, updateIf } from './conditional-writes';
+import { describeSdkError, QuarantineReadError, QuarantineStatusConflictError } from './errors';
+import { auditEntryAttribute } from './quarantine-item';
+
+// Record timeline: open --claim--> replaying --finish--> replayed
+//                                  replaying --release--> open (the replay did not happen)
+// A replay killed half-way leaves `replaying`; `replay --resume` finishes or releases it from
+// what the ledger shows (core/operator.ts `decideResume`).
+const IS_STATUS = 'attribute_exists(#id) AND #status = :from';
+const HAS_CAUSE = '#cause <> :unidentified';
+const SET_STATUS = 'SET #status = :to, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+
+export class ReplayClaims {
+  constructor(
+    private readonly dynamodb: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  async claim(id: string, entry: AuditEntry): Promise<void> {
+    await this.move(id, QUARANTINE_STATUS.open, QUARANTINE_STATUS.replaying, entry, HAS_CAUSE);
+  }
+
+  async finish(id: string, entry: AuditEntry): Promise<void> {
+    await this.move(id, QUARANTINE_STATUS.replaying, QUARANTINE_STATUS.replayed, entry);
+  }
+
+  /** Undoes a claim whose replay did not happen, or whose message, if it went out, can no longer run. */
+  async release(id: string, entry: AuditEntry): Promise<void> {
+    await this.move(id, QUARANTINE_STATUS.replaying, QUARANTINE_STATUS.open, entry);
+  }
+
+  private async move(
+    id: string,
+    from: QuarantineStatus,
+    to: QuarantineStatus,
+    entry: AuditEntry,
+    also?: string,
+  ): Promise<void> {
+    const outcome = await guarded(
+      () =>
+        updateIf(this.dynamodb, {
+          tableName: this.table,
+          key: { id: S(id) },
+          update: SET_STATUS,
+          condition: also ? `${IS_STATUS} AND ${also}` : IS_STATUS,
+          values: {
+            ':from': S(from),
+            ':to': S(to),
+            ':entry': L([auditEntryAttribute(entry)]),
+            ':noAudit': L([]),
+            ...(also ? { ':unidentified': S(UNIDENTIFIED_CAUSE) } : {}),
+          },
+        }),
+      (error) =>
+        new QuarantineReadError(
+          `Quarantine table ${this.table}: record ${id} not moved from ${from} to ${to}: ${describeSdkError(error)}`,
+          { cause: error },
+        ),
+    );
+    if (!outcome.ok)
+      throw new QuarantineStatusConflictError(`record ${id} is no longer ${from} (${describe(outcome.old)})`);
+  }
+}
+
+/** What the record is now, for the refusal (usually: another operator acted first). */
+function describe(item: Item | undefined): string {
+  if (item === undefined) return 'it does not exist';
+  const read = new ItemReader(item, 'quarantine record');
+  const status = read.optionalString('status') ?? 'unknown';
+  return read.optionalString('cause') === UNIDENTIFIED_CAUSE
+    ? `status ${status}, no cause recorded`
+    : `status ${status}`;
+}
