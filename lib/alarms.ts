@@ -9,6 +9,7 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { BREAKER_UNREADABLE_LOG_EVENT, QUARANTINED_LOG_EVENT } from '../contract/log-events';
 
+import { OPERATIONS_METRIC } from './operations/protocol';
 /** Namespace of the metrics poison-quarantine derives from its consumer's logs. */
 export const METRIC_NAMESPACE = 'PoisonQuarantine';
 
@@ -19,6 +20,8 @@ export interface QuarantineAlarmsProps {
   readonly consumer: lambda.IFunction;
   readonly consumerLogGroup: logs.ILogGroup;
   readonly oldestMessageAge: Duration;
+  /** A pause that has kept consumption stopped for longer than this raises an alarm. */
+  readonly pausedTooLong: Duration;
   /** The operations state machine, whose executions carry the operator's waits and pauses. */
   readonly operations: sfn.IStateMachine;
 }
@@ -70,7 +73,37 @@ export class QuarantineAlarms extends Construct {
       threshold: 0,
     });
     this.addBreakerUnreadableAlarm(props);
+    this.addOperatorWaitAlarms(props);
     this.addOperationsAlarms(props.operations);
+  }
+
+  /**
+   * The operations state machine publishes how long a pause has stopped consumption (at each
+   * failed probe and each overdue stop) and every outcome-unknown decision overdue by a heartbeat
+   * (lib/operations/protocol.ts OPERATIONS_METRIC), per queue.
+   */
+  private addOperatorWaitAlarms(props: QuarantineAlarmsProps): void {
+    const metric = (metricName: string, statistic: string) =>
+      new cloudwatch.Metric({
+        namespace: METRIC_NAMESPACE,
+        metricName,
+        statistic,
+        period: Duration.minutes(5),
+        dimensionsMap: { Queue: props.queue.queueArn },
+      });
+    this.add(
+      'PausedTooLong',
+      `A pause has kept consumption stopped for more than ${props.pausedTooLong.toHumanString()}: pq status shows why and what drives it.`,
+      {
+        metric: metric(OPERATIONS_METRIC.pausedSeconds, 'Maximum'),
+        threshold: props.pausedTooLong.toSeconds(),
+      },
+    );
+    this.add(
+      'OperatorDecisionOverdue',
+      'An outcome-unknown record waits past the operator heartbeat: check the outside system, then pq verify.',
+      { metric: metric(OPERATIONS_METRIC.decisionOverdue, 'Sum'), threshold: 0 },
+    );
   }
 
   /**

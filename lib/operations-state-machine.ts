@@ -22,6 +22,8 @@ export interface OperationsStateMachineProps {
   readonly attemptsTable: dynamodb.ITable;
   readonly controlTable: dynamodb.ITable;
   readonly topic: sns.ITopic;
+  /** The source queue's ARN: the dimension of the metrics the machine publishes for the alarms. */
+  readonly queueArn: string;
   readonly logRetention: logs.RetentionDays;
   /** An operator wait without an answer for this long is escalated (and waited for again). */
   readonly operatorHeartbeat: Duration;
@@ -133,8 +135,9 @@ export class OperationsStateMachine extends Construct {
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
-          'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs log delivery ' +
-          '(CreateLogDelivery, PutResourcePolicy, ...) do not support resource-level permissions.',
+          'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*), CloudWatch Logs log delivery ' +
+          '(CreateLogDelivery, PutResourcePolicy, ...) and CloudWatch PutMetricData do not support ' +
+          'resource-level permissions.',
       },
       {
         id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',

@@ -184,6 +184,13 @@ export interface PoisonQuarantineProps {
   readonly oldestMessageAgeAlarm?: Duration;
 
   /**
+   * How long a pause may keep consumption stopped before it raises an alarm: an outage's failed
+   * probes and a stop's overdue operator waits count toward it.
+   * @default Duration.hours(1)
+   */
+  readonly pausedTooLongAlarm?: Duration;
+
+  /**
    * Turn on S3 Object Lock (governance mode) for quarantined content.
    * @default false
    */
@@ -266,6 +273,7 @@ export function validateProps(props: PoisonQuarantineProps): void {
   seconds('breakerProbeWindow (seconds)', props.breakerProbeWindow, 1, 3600);
   seconds('operatorHeartbeat (seconds)', props.operatorHeartbeat, 1, 31_536_000);
   seconds('operatorTimeout (seconds)', props.operatorTimeout, 2, 31_536_000);
+  seconds('pausedTooLongAlarm (seconds)', props.pausedTooLongAlarm, 60, 31_536_000);
   const cooldown = props.breakerCooldown?.toSeconds() ?? DEFAULTS.breakerCooldownSeconds;
   const maxCooldown = props.breakerMaxCooldown?.toSeconds() ?? DEFAULTS.breakerMaxCooldownSeconds;
   if (maxCooldown < cooldown) {

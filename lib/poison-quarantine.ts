@@ -122,6 +122,7 @@ export class PoisonQuarantine extends Construct {
       attemptsTable: this.attemptsTable,
       controlTable: this.controlTable,
       topic: this.topic,
+      queueArn: this.queue.queueArn,
       logRetention,
       operatorHeartbeat: props.operatorHeartbeat ?? Duration.seconds(DEFAULTS.operatorHeartbeatSeconds),
       operatorTimeout: props.operatorTimeout ?? Duration.seconds(DEFAULTS.operatorTimeoutSeconds),
@@ -135,6 +136,7 @@ export class PoisonQuarantine extends Construct {
       consumer: this.consumer,
       consumerLogGroup: this.consumer.logGroup,
       oldestMessageAge: props.oldestMessageAgeAlarm ?? Duration.minutes(15),
+      pausedTooLong: props.pausedTooLongAlarm ?? Duration.hours(1),
       operations: this.stateMachine,
     });
   }

@@ -9,7 +9,14 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { QUARANTINE_STATUS as RECORD_STATUS } from '../../contract/quarantine';
-import { DECISION, FAILURE, LEDGER_COMPLETED, LEDGER_QUARANTINED, RECORD_ATTRIBUTES } from './protocol';
+import {
+  DECISION,
+  FAILURE,
+  LEDGER_COMPLETED,
+  LEDGER_QUARANTINED,
+  OPERATIONS_METRIC,
+  RECORD_ATTRIBUTES,
+} from './protocol';
 import { CONDITION_FAILED, enteredTime, type Steps, stringAt } from './steps';
 
 export interface OutcomeUnknownPathProps {
@@ -79,7 +86,8 @@ export function outcomeUnknownPath(
       instruction: 'Still waiting: check the outside system, then record done, not-done or discard.',
     },
   );
-  awaitDecision.addCatch(escalate.next(awaitDecision), {
+  const overdue = steps.putMetric('PublishDecisionOverdue', OPERATIONS_METRIC.decisionOverdue, 1);
+  awaitDecision.addCatch(overdue.next(escalate).next(awaitDecision), {
     errors: [sfn.Errors.HEARTBEAT_TIMEOUT, sfn.Errors.TIMEOUT],
     resultPath: sfn.JsonPath.DISCARD,
   });

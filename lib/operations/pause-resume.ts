@@ -9,7 +9,13 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { BREAKER_KEY } from '../../contract/control';
-import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, FAILURE, OPERATOR_ACTION } from './protocol';
+import {
+  BREAKER_ATTRIBUTES as A,
+  BREAKER_STATE,
+  FAILURE,
+  OPERATIONS_METRIC,
+  OPERATOR_ACTION,
+} from './protocol';
 import { CONDITION_FAILED, enteredTime, numberAt, type Steps } from './steps';
 
 export interface PauseContext {
@@ -172,10 +178,23 @@ export function operatorWait(ctx: PauseContext, restore: sfn.IChainable): sfn.St
       instruction: 'Consumption stays paused until an operator resumes it with the CLI.',
     },
   );
-  wait.addCatch(escalate.next(wait), {
-    errors: [sfn.Errors.HEARTBEAT_TIMEOUT, sfn.Errors.TIMEOUT],
-    resultPath: sfn.JsonPath.DISCARD,
+  // An overdue wait is pause time too: a stop waiting for a person counts toward the alarm.
+  const countWait = new sfn.Pass(scope, 'CountOverdueWait', {
+    parameters: {
+      seconds: sfn.JsonPath.mathAdd(
+        sfn.JsonPath.numberAt('$.paused.seconds'),
+        ctx.operatorHeartbeat.toSeconds(),
+      ),
+    },
+    resultPath: '$.paused',
   });
+  wait.addCatch(
+    countWait
+      .next(steps.putMetric('PublishPausedWait', OPERATIONS_METRIC.pausedSeconds, '$.paused.seconds'))
+      .next(escalate)
+      .next(wait),
+    { errors: [sfn.Errors.HEARTBEAT_TIMEOUT, sfn.Errors.TIMEOUT], resultPath: sfn.JsonPath.DISCARD },
+  );
   const refused = readControl(ctx, 'ReadOperatorAfterRefusedWait').next(
     new sfn.Choice(scope, 'ResumeRequested')
       .when(operatorActionIs(OPERATOR_ACTION.resume), restore)

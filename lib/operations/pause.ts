@@ -22,6 +22,7 @@ import {
   BREAKER_STATE,
   DISABLE_POLL_LIMIT,
   FAILURE,
+  OPERATIONS_METRIC,
   OPERATOR_ACTION,
   PROBE_FOOTPRINT,
 } from './protocol';
@@ -220,7 +221,10 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
   const judgeProbe = checkpoint(
     'AfterProbe',
     [A.operatorAction, A.probeSuccesses, A.probeFailures],
-    (choice) => choice.when(probeFailed, doubleCooldown.next(capCooldown)).otherwise(restore),
+    (choice) =>
+      choice
+        .when(probeFailed, countPausedTime(ctx).next(doubleCooldown).next(capCooldown))
+        .otherwise(restore),
   );
   const coolDown = new sfn.Wait(scope, 'CoolDown', { time: sfn.WaitTime.secondsPath('$.cooldownSeconds') });
   const afterCoolDown = checkpoint('AfterCoolDown', [A.operatorAction], (choice) =>
@@ -258,7 +262,12 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
         .otherwise(afterDisable),
     );
 
-  return fromTheBreaker(ctx)
+  const startClock = new sfn.Pass(scope, 'StartPauseClock', {
+    result: sfn.Result.fromObject({ seconds: 0 }),
+    resultPath: '$.paused',
+  });
+  return startClock
+    .next(fromTheBreaker(ctx))
     .next(getSettings)
     .next(
       new sfn.Choice(scope, 'RememberSettings')
@@ -323,4 +332,21 @@ function fromTheBreaker(ctx: PauseContext): sfn.Chain {
       .otherwise(notTripped)
       .afterwards(),
   );
+}
+
+/**
+ * A window whose probes failed adds its cool-down and probe window to the time this pause has
+ * kept consumption stopped, and publishes the total: the paused-too-long alarm watches it.
+ */
+function countPausedTime(ctx: PauseContext): sfn.Chain {
+  const add = (id: string, path: string) =>
+    new sfn.Pass(ctx.scope, id, {
+      parameters: {
+        seconds: sfn.JsonPath.mathAdd(sfn.JsonPath.numberAt('$.paused.seconds'), sfn.JsonPath.numberAt(path)),
+      },
+      resultPath: '$.paused',
+    });
+  return add('CountCoolDown', '$.cooldownSeconds')
+    .next(add('CountProbeWindow', '$.probeSeconds'))
+    .next(ctx.steps.putMetric('PublishPausedTime', OPERATIONS_METRIC.pausedSeconds, '$.paused.seconds'));
 }

@@ -6,6 +6,21 @@
  * test/cdk/operations-state-machine.test.ts pins them in the synthesized definition.
  */
 
+/**
+ * Metrics the machine publishes (namespace METRIC_NAMESPACE, dimension `Queue` = the source
+ * queue's ARN), which lib/alarms.ts watches.
+ */
+export const OPERATIONS_METRIC = {
+  /**
+   * How long a pause has kept consumption stopped so far, in seconds: published when a window's
+   * probes failed (its cool-down and probe window counted) and when an operator wait is overdue
+   * (the heartbeat counted).
+   */
+  pausedSeconds: 'PausedSeconds',
+  /** An outcome-unknown record waited a whole operator heartbeat without an answer. */
+  decisionOverdue: 'OperatorDecisionOverdue',
+} as const;
+
 /** Breaker item attributes. The consumer ADDs 1 to the probe counters while the state is half-open. */
 export const BREAKER_ATTRIBUTES = {
   state: 'state',

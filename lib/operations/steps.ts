@@ -10,6 +10,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
+import { METRIC_NAMESPACE } from '../alarms';
 
 /** Step Functions names aws-sdk errors `<Service>.<Exception>`; DynamoDB's service part is `DynamoDb`. */
 export const CONDITION_FAILED = 'DynamoDb.ConditionalCheckFailedException';
@@ -27,6 +28,8 @@ const LAMBDA_TRANSIENT = [
   'Lambda.TooManyRequestsException',
   'Lambda.ServiceException',
 ];
+// Throttling is not in CloudWatch's model: the aws-sdk integration names it CloudWatchException.
+const CLOUDWATCH_TRANSIENT = ['CloudWatch.CloudWatchException', 'CloudWatch.InternalServiceFaultException'];
 const RETRY = { interval: Duration.seconds(2), maxAttempts: 5, backoffRate: 2 };
 
 /** A DynamoDB attribute value from a JSONPath: `{ S: <string at path> }`. */
@@ -56,6 +59,8 @@ export interface StepsProps {
   readonly eventSourceMappingId: string;
   readonly eventSourceMappingArn: string;
   readonly topic: sns.ITopic;
+  /** The source queue's ARN: the `Queue` dimension of the metrics the alarms watch. */
+  readonly queueArn: string;
 }
 
 export class Steps {
@@ -138,6 +143,35 @@ export class Steps {
    * An operator notification. Messages carry ids, reasons and the execution name, never a task
    * token or message content: the topic's subscribers are not all operators.
    */
+  /**
+   * One data point of a metric an alarm watches (lib/alarms.ts): `value` is a number or the
+   * JSONPath of one. A publish that still fails after its retries is skipped: a metric must
+   * never stop a pause or a verification.
+   */
+  putMetric(id: string, metricName: string, value: number | string): sfn.Chain {
+    const task = new tasks.CallAwsService(this.scope, id, {
+      service: 'cloudwatch',
+      action: 'putMetricData',
+      parameters: {
+        Namespace: METRIC_NAMESPACE,
+        MetricData: [
+          {
+            MetricName: metricName,
+            Value: typeof value === 'number' ? value : sfn.JsonPath.numberAt(value),
+            Dimensions: [{ Name: 'Queue', Value: this.props.queueArn }],
+          },
+        ],
+      },
+      // PutMetricData supports no resource-level permissions.
+      iamResources: ['*'],
+      iamAction: 'cloudwatch:PutMetricData',
+      resultPath: sfn.JsonPath.DISCARD,
+    }).addRetry({ errors: CLOUDWATCH_TRANSIENT, ...RETRY });
+    const skipped = new sfn.Pass(this.scope, `${id}Skipped`);
+    task.addCatch(skipped, { resultPath: sfn.JsonPath.DISCARD });
+    return sfn.Chain.custom(task, [task, skipped], skipped);
+  }
+
   notify(id: string, subject: string, message: Record<string, unknown>): sfn.TaskStateBase {
     return new tasks.SnsPublish(this.scope, id, {
       topic: this.props.topic,

@@ -96,9 +96,9 @@ describe('OperationsStateMachine definition', () => {
   });
 
   it('waits for a person with a stored task token, a heartbeat and a timeout, escalating instead of deciding', () => {
-    for (const [name, escalation] of [
-      ['AwaitOperatorDecision', 'EscalateOutcomeUnknown'],
-      ['AwaitOperatorResume', 'EscalatePause'],
+    for (const [name, overdue, escalation] of [
+      ['AwaitOperatorDecision', 'PublishDecisionOverdue', 'EscalateOutcomeUnknown'],
+      ['AwaitOperatorResume', 'CountOverdueWait', 'EscalatePause'],
     ]) {
       const wait = states[name];
       expect(wait).toMatchObject({
@@ -111,8 +111,14 @@ describe('OperationsStateMachine definition', () => {
       expect(wait.Parameters?.UpdateExpression).toMatch(/#taskToken = :token/);
       expect(wait.Catch?.[0]).toMatchObject({
         ErrorEquals: ['States.HeartbeatTimeout', 'States.Timeout'],
-        Next: escalation,
+        Next: overdue,
       });
+      // The overdue wait is counted for its alarm, then escalated, then waited for again.
+      const path: string[] = [];
+      for (let state = overdue; state !== name && path.length < 5; state = String(states[state].Next)) {
+        path.push(state);
+      }
+      expect(path).toContain(escalation);
       expect(states[escalation].Next).toBe(name);
     }
     expect(states.AwaitOperatorDecision.Parameters).toMatchObject({
@@ -264,6 +270,7 @@ describe('OperationsStateMachine permissions', () => {
   it('uses only the actions its states call, on this mapping, these tables and this topic', () => {
     const actions = new Set(actionsOf(statements).filter((action) => !/^(logs|xray):/.test(action)));
     expect([...actions].sort()).toEqual([
+      'cloudwatch:PutMetricData',
       'dynamodb:getItem',
       'dynamodb:updateItem',
       'kms:Decrypt',
@@ -289,7 +296,8 @@ describe('OperationsStateMachine permissions', () => {
     expect(resourcesOf('sns:Publish')).toEqual([expect.stringMatching(/"Ref":"PipelineTopic/)]);
     expect(resourcesOf('kms:GenerateDataKey*')).toEqual([expect.stringMatching(/PipelineTopicKey.*Arn/)]);
     const wildcards = statements.filter((s) => s.Resource === '*').flatMap((s) => actionsOf([s]));
-    expect(wildcards.every((action) => /^(logs|xray):/.test(action))).toBe(true);
+    // None of these supports resource-level permissions.
+    expect(wildcards.every((action) => /^(logs|xray):|^cloudwatch:PutMetricData$/.test(action))).toBe(true);
   });
 });
 

@@ -273,7 +273,7 @@ describe('PoisonQuarantine with default props', () => {
   });
 
   it('alarms on quarantines, a non-empty backstop, old messages and consumer errors, all to the topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
     for (const metricName of [
       'Quarantined',
       'ApproximateNumberOfMessagesVisible',
@@ -291,6 +291,26 @@ describe('PoisonQuarantine with default props', () => {
       MetricTransformations: [
         Match.objectLike({ MetricNamespace: 'PoisonQuarantine', MetricName: 'Quarantined' }),
       ],
+    });
+  });
+
+  it('alarms when a pause has kept consumption stopped past pausedTooLongAlarm, and when a decision is overdue', () => {
+    // The operations state machine publishes both, with the queue as the dimension.
+    const queueArn = { 'Fn::GetAtt': [Match.stringLikeRegexp('PipelineSource'), 'Arn'] };
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PoisonQuarantine',
+      MetricName: 'PausedSeconds',
+      Statistic: 'Maximum',
+      Threshold: 3600,
+      Dimensions: [{ Name: 'Queue', Value: queueArn }],
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('Topic') }],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'PoisonQuarantine',
+      MetricName: 'OperatorDecisionOverdue',
+      Threshold: 0,
+      Dimensions: [{ Name: 'Queue', Value: queueArn }],
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('Topic') }],
     });
   });
 

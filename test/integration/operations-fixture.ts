@@ -3,6 +3,7 @@
  * deployed through local/deploy, an SQS queue subscribed to the operator topic captures every
  * notification, and small helpers read items, the mapping and executions with bounded polls.
  */
+import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import {
@@ -16,6 +17,7 @@ import { SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
+import { METRIC_NAMESPACE } from '../../lib/alarms';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
 import { type CfnTemplate, deployTemplate } from '../../local/deploy';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
@@ -42,6 +44,8 @@ export interface OperationsFixture {
   setMapping(settings: { enabled: boolean; batchSize: number; maxConcurrency?: number }): Promise<void>;
   /** Every notification published so far (the SNS envelope's Message, parsed). */
   notifications(): Promise<Record<string, unknown>[]>;
+  /** The values the machine published for this metric of the pipeline's queue (the alarms' series). */
+  metricValues(metricName: string): Promise<number[]>;
   stop(): Promise<void>;
 }
 
@@ -170,6 +174,26 @@ async function deploy(aws: LocalAws, template: CfnTemplate): Promise<OperationsF
           ScalingConfig: maxConcurrency === undefined ? {} : { MaximumConcurrency: maxConcurrency },
         }),
       );
+    },
+    async metricValues(metricName) {
+      const cloudwatch = new CloudWatchClient({
+        endpoint: aws.endpoint,
+        region: aws.region,
+        credentials: LOCAL_CREDENTIALS,
+      });
+      const now = Date.now();
+      const { Datapoints } = await cloudwatch.send(
+        new GetMetricStatisticsCommand({
+          Namespace: METRIC_NAMESPACE,
+          MetricName: metricName,
+          Dimensions: [{ Name: 'Queue', Value: consumer.environment[ENV.sourceQueueArn] }],
+          StartTime: new Date(now - 3_600_000),
+          EndTime: new Date(now + 60_000),
+          Period: 60,
+          Statistics: ['Maximum'],
+        }),
+      );
+      return (Datapoints ?? []).map((point) => Number(point.Maximum));
     },
     async notifications() {
       for (;;) {

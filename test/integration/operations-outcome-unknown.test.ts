@@ -237,6 +237,8 @@ describe('outcome unknown: waiting for a person', () => {
     expect((await record(quarantineId))?.status).toStrictEqual({ S: 'awaiting-operator' });
     const notes = (await ops.notifications()).filter((n) => n.quarantineId === quarantineId);
     expect(notes.map((n) => n.event)).toEqual(['outcome-unknown', 'outcome-unknown-overdue']);
+    // The overdue-decision alarm's series counts it.
+    expect(await ops.metricValues('OperatorDecisionOverdue')).toContain(1);
     await decide(renewed, 'discard');
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
     expect(JSON.stringify(notes)).not.toContain(token);

@@ -157,6 +157,8 @@ describe('pause: cool-down and half-open probing', () => {
     const reopened = await eventually('the breaker reopened', breakerIs('open'), 10_000);
     expect(reopened.cooldownSeconds).toStrictEqual({ N: '4' });
     expect(reopened.probeFailures).toBeUndefined();
+    // The time paused so far (cool-down 2 s + probe window 3 s), for the paused-too-long alarm.
+    expect(await ops.metricValues('PausedSeconds')).toContain(5);
     expect((await ops.mapping()).state).toBe('Disabled');
     // The original settings survive the probe's footprint.
     expect(reopened).toMatchObject({ originalBatchSize: { N: '7' }, originalMaxConcurrency: { N: '5' } });
