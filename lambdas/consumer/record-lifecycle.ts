@@ -81,7 +81,9 @@ async function complete(
       error: error as Error,
     });
     const expiresAt = Math.floor(deps.now().getTime() / 1000) + deps.config.ledgerRetentionDays * 86_400;
-    await deps.control.recordLostCompletion({ key: item.key, attemptId: item.attemptId, expiresAt });
+    await settleWrite(deps, remainingTimeMs, () =>
+      deps.control.recordLostCompletion({ key: item.key, attemptId: item.attemptId, expiresAt }),
+    );
     return { kind: 'returned', why: 'completion-lost' };
   }
   session.shares.record('completed');

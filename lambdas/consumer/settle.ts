@@ -1,10 +1,10 @@
 /**
  * Settle writes end an attempt whose work already ran (its completion, an external call's
- * result, a failure's counters). Losing one would redo or charge work that is over, so each is
- * retried while the invocation has time; only the attempts table being unavailable is retried,
- * never a refused condition (another attempt owns the item).
+ * result, a failure's counters, the record of a lost completion). Losing one would redo or
+ * charge work that is over, so each is retried while the invocation has time; only a table
+ * being unavailable is retried, never a refused condition (another attempt owns the item).
  */
-import { LedgerUnavailableError } from '../adapters/errors';
+import { ControlStateUnavailableError, LedgerUnavailableError } from '../adapters/errors';
 import type { ConsumerDeps } from './deps';
 
 const TRIES = 4;
@@ -22,7 +22,8 @@ export async function settleWrite<T>(
     try {
       return await write();
     } catch (error) {
-      const retryable = error instanceof LedgerUnavailableError;
+      const retryable =
+        error instanceof LedgerUnavailableError || error instanceof ControlStateUnavailableError;
       if (!retryable || attempt >= TRIES || remainingTimeMs() < delay + RESERVE_MS) throw error;
       await deps.sleep(delay);
       delay *= 2;

@@ -8,10 +8,11 @@
  * and no quarantine record may come from a delivery received after the outage was evident
  * (outage-evidence.ts: the breaker's threshold was reachable and reached). Before that moment a
  * working breaker cannot have tripped, so what happened then is not held against the consumer.
- * Two exceptions: a probe (breaker half-open) whose keyless call hung may be quarantined as
- * outcome unknown, since the call may have happened (rule 8 outranks rule 7); and a
- * `receive-limit` record is where the message would otherwise have gone to the backstop, so it
- * is judged as a backstop arrival, by the next invariant.
+ * Three exceptions: a probe (breaker half-open) whose keyless call hung may be quarantined as
+ * outcome unknown, since the call may have happened (rule 8 outranks rule 7); a `receive-limit`
+ * record is where the message would otherwise have gone to the backstop, so it is judged as a
+ * backstop arrival, by the next invariant; and a `key-collision` record is decided by the ledger
+ * alone (another message under a finished key), so no outage decided it.
  *
  * no-backstop-from-own-failures (a) holds when no message reaches the backstop (or its last
  * receive, quarantined as `receive-limit` instead) that would not have without the receives our
@@ -67,6 +68,9 @@ export function chargedOrQuarantinedForOutage({
     if (decisive === undefined || !outageEvident(trace, decisive, rule)) continue;
     if (decisive.breaker === 'half-open' && record.reason === 'outcome-unknown') continue;
     if (record.reason === 'receive-limit') continue;
+    // Another message under a finished key is kept apart by the ledger alone, outage or not: it
+    // calls no dependency, so no outage decided it.
+    if (record.reason === 'key-collision') continue;
     problems.push(
       `record ${record.id} (${record.reason}) was quarantined from a delivery received after ${schedule.config.outageThreshold} keys had failed in the outage (breaker ${decisive.breaker})`,
     );

@@ -6,6 +6,7 @@
  * breaker given one new message to find it), every record waiting for a person answered, every
  * pause run to its end. The result is what the invariants judge.
  */
+import { DEFAULTS } from '../../contract/defaults';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import type { StoredRecord } from '../world/memory-quarantine';
 import { scriptedProcessor } from '../world/scripted-processor';
@@ -169,6 +170,9 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
       await pollUntilEmpty();
       // A stuck breaker may only be repaired by the next batch that finds it: a new message comes.
       if (stuckBreaker() !== undefined && canaries++ === 0) {
+        // It comes once every environment's cached control state has expired: a batch within the
+        // cache period may not see the breaker yet (by design), and would find nothing to repair.
+        await passTime(world.clock.now() + DEFAULTS.controlCacheSeconds * 1000);
         send({ id: 'canary', body: 'canary', scripts: [] }, 'canary');
         await pollUntilEmpty();
       }
