@@ -140,11 +140,16 @@ export async function handleBatch(
     await runFifo(records, run, holdBack);
   } else {
     const { fresh, suspects } = splitSuspects(records);
+    // A record on its last receive goes first, alone: a crash of another record would hand it
+    // back, and SQS would move it to the backstop, past any evidence.
+    const last = suspects.filter((record) => onLastReceive(deps, record));
+    await runPool(last, () => 1, run);
     await runPool(fresh, () => concurrency, run);
     // Records SQS delivered before (a crash may have returned them) go one at a time, so the
     // next crash points at one message (rule 6) and cannot take fresh work down (rule 10),
     // the least suspect first, so a poison message cannot starve the rest of its batch.
-    await runPool(await orderSuspects(deps, suspects), () => 1, run);
+    const rest = suspects.filter((record) => !last.includes(record));
+    await runPool(await orderSuspects(deps, rest), () => 1, run);
   }
   if (paused === 'outage') {
     // This batch paused for an outage: what it hands back is what the next probe needs. A stop

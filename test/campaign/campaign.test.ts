@@ -26,7 +26,6 @@ const OPEN_CASES = new Set<string>([
   'healthy-message-held-behind-two-failing-probes',
   'crash-forever-backstop-after-restart-faults-and-table-outage',
   'crash-after-call-backstop-after-restart-timeouts',
-  'crash-backstop-after-trip-faults-and-table-outage',
 ]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {

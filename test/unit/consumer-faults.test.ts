@@ -599,6 +599,30 @@ describe('a healthy message batched behind poison', () => {
   });
 });
 
+describe('a record on its last receive in a batch that may crash', () => {
+  it('given a crashing message delivered with one on its last receive, then the last-receive one runs first and leaves the queue', async () => {
+    // Prepare: M1 crashed before (its redelivery is crash-prone); M3 was received 9 times (our
+    // own failing tables spent them) and SQS would move it to the backstop after this receive.
+    const { world } = testWorld({
+      env: { PQ_OUTAGE_FAILURE_THRESHOLD: '100' },
+      scripts: { M1: [[{ do: 'crash' }]] },
+    });
+    for (const label of ['M1', 'M3']) world.queue.send({ messageId: `id-${label}`, body: label });
+    const crashing = world.queue.messages.get('id-M1');
+    const last = world.queue.messages.get('id-M3');
+    if (crashing === undefined || last === undefined) throw new Error('not queued');
+    crashing.receiveCount = 1;
+    last.receiveCount = 9;
+
+    // Act: one batch; M1's crash ends the invocation.
+    await world.deliver(world.environment(), 10).catch(() => undefined);
+
+    // Assess: M3 ran before the crash and was acknowledged at once.
+    expect(world.ledger.get('id-M3')).toMatchObject({ state: 'completed' });
+    expect(world.queue.messages.has('id-M3')).toBe(false);
+  });
+});
+
 describe('an unreadable breaker item fails closed (issue 8, defect 5)', () => {
   /** The item as edited by hand: a state no reader knows, the epoch still a number. */
   const GARBLED = {
