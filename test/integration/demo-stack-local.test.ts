@@ -6,12 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ConditionalCheckFailedException, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BREAKER_KEY } from '../../contract/control';
 import { ENV } from '../../contract/env';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
@@ -98,6 +99,20 @@ describe('the demo stack deployed into the local AWS', () => {
 
   it('runs the operations state machine: a pause disables, probes and restores, then succeeds', async () => {
     const timings = { cooldownSeconds: 1, maxCooldownSeconds: 2, probeSeconds: 1, pollSeconds: 1 };
+    // The consumer trips the breaker before it starts the pause; the run acts on that item.
+    await clients.dynamodb.send(
+      new PutItemCommand({
+        TableName: env(ENV.controlTable),
+        Item: {
+          pk: { S: BREAKER_KEY.pk },
+          sk: { S: BREAKER_KEY.sk },
+          state: { S: 'open' },
+          epoch: { N: '1' },
+          reason: { S: 'outage' },
+          stop: { BOOL: false },
+        },
+      }),
+    );
     const { executionArn } = await clients.sfn.send(
       new StartExecutionCommand({
         stateMachineArn: env(ENV.stateMachineArn),

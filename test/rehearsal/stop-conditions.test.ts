@@ -143,13 +143,13 @@ describe('(a) the quarantine cannot be written', () => {
       },
       20_000,
     );
-    // The stopped attempt ended without a charge: the resumed delivery was a fresh attempt,
-    // not a crash of a live environment, and only its own permanent error was charged.
+    // The stopped quarantine was begun on the ledger: the resumed delivery finished it under
+    // its id, without running P1 again, and only its own permanent error was charged.
     expect(record).toMatchObject({
       messageKey: 'P1',
       reason: 'permanent-error',
       status: 'open',
-      attemptsStarted: 2,
+      attemptsStarted: 1,
       attemptsCharged: 1,
     });
     console.log(
