@@ -18,6 +18,7 @@ import type {
   QuarantineIntent,
 } from '../core/types';
 import {
+  BOOL,
   evidenceToAttribute,
   externalToAttribute,
   type Item,
@@ -55,6 +56,11 @@ export interface StartInput {
   /** Rule 2: a `ready` item charged this much or more admits no further attempt. */
   readonly attemptLimit: number;
   /**
+   * SQS's last receive before the backstop: a `ready` item whose last attempt crashed admits no
+   * attempt then (core/delivery.ts quarantines it instead). @default false
+   */
+  readonly lastReceive?: boolean;
+  /**
    * An operator's replay: the quarantine id it was made from. The start then succeeds only on
    * the item reset for exactly that replay, so no producer can borrow another message's item.
    */
@@ -69,6 +75,15 @@ export interface RestartInput extends StartInput {
   readonly previousAttemptId: string;
   /** Rule 5: 1 when the crash is attributable to this message, 0 when not (rule 6). */
   readonly charge: number;
+}
+
+/** How an attempt ended that leaves the item `ready` for another. */
+export interface FailureRecord {
+  readonly counters: FailureCounters;
+  readonly lastError?: ErrorEvidence;
+  /** The attempt crashed and an outage settled it uncharged (LedgerItem.lastAttemptCrashed). */
+  readonly crashed?: boolean;
+  readonly now: Date;
 }
 
 export interface QuarantineMark {
@@ -94,6 +109,7 @@ const IS_NEW = 'attribute_not_exists(#pk)';
 const IS_READY =
   '(#state = :ready AND #charged < :limit AND attribute_not_exists(#unrepeatable) AND attribute_not_exists(#quarantining))';
 const NOT_QUARANTINING = 'attribute_not_exists(#quarantining)';
+const NOT_AFTER_A_CRASH = 'attribute_not_exists(#lastAttemptCrashed)';
 const IS_REPLAY_OF = '#replayOf = :replayOf';
 const IS_IN_FLIGHT = '#state = :inFlight';
 const IS_ATTEMPT = '#attemptId = :attemptId';
@@ -130,8 +146,8 @@ export class AttemptLedger {
   async start(input: StartInput): Promise<StartResult> {
     const { replayOf } = input;
     const outcome = await this.update('start', input.key, {
-      update: `SET ${BEGIN_ATTEMPT}, ${COUNTER_DEFAULTS} REMOVE #external ADD #attempts :one`,
-      condition: replayOf === undefined ? `${IS_NEW} OR ${IS_READY}` : `${IS_READY} AND ${IS_REPLAY_OF}`,
+      update: `SET ${BEGIN_ATTEMPT}, ${COUNTER_DEFAULTS} REMOVE #external, #lastAttemptCrashed ADD #attempts :one`,
+      condition: startCondition(input),
       values: {
         ...beginValues(input),
         ':ready': READY,
@@ -148,7 +164,7 @@ export class AttemptLedger {
   /** Settles a crashed attempt (charging it or not) and starts the next one, in one write. */
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
     const outcome = await this.update('restartAfterCrash', input.key, {
-      update: `SET ${BEGIN_ATTEMPT} REMOVE #external ADD #attempts :one, #charged :charge`,
+      update: `SET ${BEGIN_ATTEMPT} REMOVE #external, #lastAttemptCrashed ADD #attempts :one, #charged :charge`,
       condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT} AND ${NOT_QUARANTINING}`,
       values: {
         ...beginValues(input),
@@ -195,21 +211,18 @@ export class AttemptLedger {
   }
 
   /**
-   * A caught error with a retry ahead (or a crash settled during an outage): the counters the
-   * core decided, `ready`. Without `lastError` the previous evidence stays.
+   * A caught error with a retry ahead (or a crash settled during an outage, `crashed`): the
+   * counters the core decided, `ready`. Without `lastError` the previous evidence stays.
    */
-  async recordFailure(
-    key: string,
-    attemptId: string,
-    failure: { readonly counters: FailureCounters; readonly lastError?: ErrorEvidence; readonly now: Date },
-  ): Promise<LedgerEntry> {
-    const { counters, lastError } = failure;
+  async recordFailure(key: string, attemptId: string, failure: FailureRecord): Promise<LedgerEntry> {
+    const { counters, lastError, crashed } = failure;
     return this.whileInFlight(
       'recordFailure',
       key,
       attemptId,
       'SET #state = :ready, #charged = :charged, #transientFailures = :transient, #unknownFailures = :unknown, ' +
-        `#lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''} REMOVE #envId`,
+        `#lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''}` +
+        `${crashed === true ? ', #lastAttemptCrashed = :crashed' : ''} REMOVE #envId`,
       {
         ':ready': READY,
         ':charged': N(counters.charged),
@@ -217,6 +230,7 @@ export class AttemptLedger {
         ':unknown': N(counters.unknownFailures),
         ':now': S(failure.now.toISOString()),
         ...(lastError ? { ':lastError': evidenceToAttribute(lastError) } : {}),
+        ...(crashed === true ? { ':crashed': BOOL(true) } : {}),
       },
       (current) => current.state === 'ready' && current.attemptId === attemptId,
     );
@@ -474,6 +488,12 @@ export function quarantinesAs(item: LedgerEntry, quarantineId: string): boolean 
   return item.state === 'quarantined'
     ? item.quarantineId === quarantineId
     : item.quarantining?.id === quarantineId;
+}
+
+/** A new key or a retry (`IS_READY`), and on the last receive no crash behind it. */
+function startCondition(input: StartInput): string {
+  const ready = input.lastReceive === true ? `(${IS_READY} AND ${NOT_AFTER_A_CRASH})` : IS_READY;
+  return input.replayOf === undefined ? `${IS_NEW} OR ${ready}` : `${ready} AND ${IS_REPLAY_OF}`;
 }
 
 function startResult(operation: string, key: string, outcome: Outcome): StartResult {

@@ -80,6 +80,10 @@ export class ItemReader {
     return value;
   }
 
+  optionalBoolean(name: string): boolean | undefined {
+    return this.item[name] === undefined ? undefined : this.boolean(name);
+  }
+
   optionalMap(name: string): ItemReader | undefined {
     if (this.item[name] === undefined) return undefined;
     const value = this.item[name].M;

@@ -45,6 +45,7 @@ export function toLedgerEntry(item: Item): LedgerEntry {
       lastError: evidenceFromItem(read.optionalMap('lastError')),
       quarantineId: read.optionalString('quarantineId'),
       quarantining: intentFromItem(read.optionalMap('quarantining')),
+      lastAttemptCrashed: read.optionalBoolean('lastAttemptCrashed'),
       lastEndedAt: read.optionalString('lastEndedAt'),
       replayedAt: read.optionalString('replayedAt'),
     }),

@@ -43,6 +43,7 @@ export async function beginAttempt(
     messageId: record.messageId,
     bodyDigest: bodyDigest(record.body),
     attemptLimit: deps.config.policy.attemptLimit,
+    lastReceive: onLastReceive(deps, record),
     now,
     expiresAt: Math.floor(now.getTime() / 1000) + deps.config.ledgerRetentionDays * 86_400,
     ...(identity.replayOf === undefined ? {} : { replayOf: identity.replayOf }),
@@ -121,7 +122,11 @@ async function carryOut(
         if (paused) {
           session.pause('outage');
           // An outage, not poison: settle the crashed attempt without charging it.
-          await deps.ledger.recordFailure(previous.key, previous.attemptId, { counters: previous, now });
+          await deps.ledger.recordFailure(previous.key, previous.attemptId, {
+            counters: previous,
+            crashed: true,
+            now,
+          });
           return handBackUnlessLastReceive(deps, session, record, previous, async () => PAUSED);
         }
       }

@@ -11,6 +11,7 @@
  * returns a silent partial result.
  */
 import type {
+  FailureRecord,
   LedgerEntry,
   QuarantineMark,
   RestartInput,
@@ -23,7 +24,7 @@ import type { IsolationTrial } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
 import type { NewQuarantineRecord } from '../core/quarantine-record';
 import type { LedgerGlance } from '../core/suspects';
-import type { ErrorEvidence, ExternalRecord, FailureCounters, QuarantineIntent } from '../core/types';
+import type { ExternalRecord, QuarantineIntent } from '../core/types';
 
 /** The attempts table: one conditional write per transition of a message's ledger item. */
 export interface LedgerPort {
@@ -37,11 +38,7 @@ export interface LedgerPort {
     unrepeatable?: ExternalRecord,
   ): Promise<LedgerEntry>;
   complete(key: string, attemptId: string, now: Date): Promise<LedgerEntry>;
-  recordFailure(
-    key: string,
-    attemptId: string,
-    failure: { readonly counters: FailureCounters; readonly lastError?: ErrorEvidence; readonly now: Date },
-  ): Promise<LedgerEntry>;
+  recordFailure(key: string, attemptId: string, failure: FailureRecord): Promise<LedgerEntry>;
   beginQuarantine(key: string, attemptId: string, intent: QuarantineIntent): Promise<LedgerEntry>;
   markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry>;
   inFlightKeysOf(envId: string): Promise<string[]>;

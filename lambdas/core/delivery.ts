@@ -92,7 +92,7 @@ export function decideDelivery(
       return ownQuarantine(
         previous,
         delivered,
-        crashOnLastReceive(delivered, decideOpen(previous, crash, policy, now)),
+        crashOnLastReceive(previous, delivered, decideOpen(previous, crash, policy, now)),
       );
   }
 }
@@ -120,13 +120,24 @@ function ownQuarantine(
 /**
  * A message that crashed is not run again on its last receive: a caught failure there is
  * quarantined, but a second crash would leave SQS to move it to the backstop, past any evidence
- * and any `pq`. It is quarantined instead, its crash settled as the crash limit would.
+ * and any `pq`. It is quarantined instead, its crash settled as the crash limit would. A crash
+ * an outage settled uncharged (`lastAttemptCrashed`) is a crash all the same.
  */
-function crashOnLastReceive(delivered: Delivered, decision: DeliveryDecision): DeliveryDecision {
-  if (delivered.lastReceive !== true || decision.kind !== 'proceed' || decision.crash === 'none')
-    return decision;
+function crashOnLastReceive(
+  previous: LedgerItem,
+  delivered: Delivered,
+  decision: DeliveryDecision,
+): DeliveryDecision {
+  if (delivered.lastReceive !== true || decision.kind !== 'proceed') return decision;
+  if (decision.crash === 'none' && previous.lastAttemptCrashed !== true) return decision;
   const { charge, crash, failureEvent } = decision;
-  return { kind: 'quarantine', reason: 'receive-limit', charge, crash, failureEvent };
+  return {
+    kind: 'quarantine',
+    reason: 'receive-limit',
+    charge,
+    crash,
+    ...(failureEvent === undefined ? {} : { failureEvent }),
+  };
 }
 
 function decideOpen(

@@ -64,6 +64,11 @@ export interface LedgerItem {
   readonly lastAttemptAt: string;
   readonly quarantineId?: string;
   /**
+   * The attempt that ended the item `ready` crashed: an outage settled it uncharged (rule 7).
+   * The next start clears it; until then the last-receive rule still sees a crash behind it.
+   */
+  readonly lastAttemptCrashed?: boolean;
+  /**
    * Rule 3: a quarantine decided and begun but not yet marked. Whoever delivers the message next
    * finishes this one, with the same id, instead of deciding (and writing) another.
    */

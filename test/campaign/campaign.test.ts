@@ -22,11 +22,7 @@ const SCHEDULES = 10_000;
 const OPEN_INVARIANTS = new Set<InvariantName>([]);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>([
-  'healthy-message-held-behind-two-failing-probes',
-  'crash-forever-backstop-after-restart-faults-and-table-outage',
-  'crash-after-call-backstop-after-restart-timeouts',
-]);
+const OPEN_CASES = new Set<string>(['healthy-message-held-behind-two-failing-probes']);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;

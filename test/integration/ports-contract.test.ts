@@ -566,6 +566,26 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
     });
   });
 
+  describe('LedgerPort: a crash settled in an outage', () => {
+    it('given a crashed attempt settled uncharged, when started on the last receive and then not, then only the later start is admitted and clears the mark', async () => {
+      // Prepare
+      const key = newKey('crashed');
+      await ports.ledger.start(startOf(key, 'a1'));
+      const counters = { charged: 0, transientFailures: 0, unknownFailures: 0 };
+
+      // Act
+      const settled = await ports.ledger.recordFailure(key, 'a1', { counters, crashed: true, now: at(10) });
+      const onLast = await ports.ledger.start(startOf(key, 'a2', { lastReceive: true, now: at(20) }));
+      const before = await ports.ledger.start(startOf(key, 'a3', { now: at(30) }));
+
+      // Assess
+      expect(settled).toMatchObject({ state: 'ready', lastAttemptCrashed: true });
+      expect(onLast).toStrictEqual({ started: false, previous: settled });
+      expect(before.started).toBe(true);
+      expect(before.started && before.item.lastAttemptCrashed).toBeUndefined();
+    });
+  });
+
   describe('LedgerPort: quarantine marks', () => {
     it('given an attempt in flight, when marked with its attempt id and retried, then it is quarantined and charged once', async () => {
       // Prepare

@@ -423,6 +423,22 @@ describe('the last receive before the backstop', () => {
     );
   });
 
+  it('given a crash settled uncharged during an outage, then it is still a crash on the last receive', () => {
+    const settled = aLedgerItem({ state: 'ready', charged: 1, lastAttemptCrashed: true });
+    expect(decideDelivery(settled, undefined, policy, AN_HOUR_LATER, lastReceive)).toStrictEqual({
+      kind: 'quarantine',
+      reason: 'receive-limit',
+      charge: 0,
+      crash: 'none',
+    });
+    expect(decideDelivery(settled, undefined, policy, AN_HOUR_LATER, REDELIVERED)).toStrictEqual({
+      kind: 'proceed',
+      charge: 0,
+      crash: 'none',
+      startIsolation: false,
+    });
+  });
+
   it('given a message whose last attempt ended without a crash, then it runs (a caught failure is quarantined)', () => {
     expect(
       decideDelivery(

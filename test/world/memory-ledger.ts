@@ -6,6 +6,7 @@
  * this class and the real adapter over the local AWS.
  */
 import {
+  type FailureRecord,
   type LedgerEntry,
   type QuarantineMark,
   quarantinesAs,
@@ -20,12 +21,7 @@ import {
 } from '../../lambdas/adapters/errors';
 import type { LedgerPort } from '../../lambdas/consumer/ports';
 import type { LedgerGlance } from '../../lambdas/core/suspects';
-import type {
-  ErrorEvidence,
-  ExternalRecord,
-  FailureCounters,
-  QuarantineIntent,
-} from '../../lambdas/core/types';
+import type { ExternalRecord, QuarantineIntent } from '../../lambdas/core/types';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Stored = Mutable<LedgerEntry> & { expiresAt?: number };
@@ -65,6 +61,7 @@ export class MemoryLedger implements LedgerPort {
       attempts: (current?.attempts ?? 0) + 1,
     };
     delete next.external;
+    delete next.lastAttemptCrashed;
     this.items.set(input.key, next);
     return { started: true, item: copy(next) };
   }
@@ -86,6 +83,7 @@ export class MemoryLedger implements LedgerPort {
       charged: current.charged + input.charge,
     };
     delete next.external;
+    delete next.lastAttemptCrashed;
     this.items.set(input.key, next);
     return { started: true, item: copy(next) };
   }
@@ -123,11 +121,7 @@ export class MemoryLedger implements LedgerPort {
     );
   }
 
-  async recordFailure(
-    key: string,
-    attemptId: string,
-    failure: { readonly counters: FailureCounters; readonly lastError?: ErrorEvidence; readonly now: Date },
-  ): Promise<LedgerEntry> {
+  async recordFailure(key: string, attemptId: string, failure: FailureRecord): Promise<LedgerEntry> {
     return this.whileInFlight(
       'recordFailure',
       key,
@@ -139,6 +133,7 @@ export class MemoryLedger implements LedgerPort {
         item.unknownFailures = failure.counters.unknownFailures;
         item.lastEndedAt = failure.now.toISOString();
         if (failure.lastError) item.lastError = { ...failure.lastError };
+        if (failure.crashed === true) item.lastAttemptCrashed = true;
         delete item.envId;
       },
       (current) => current.state === 'ready' && current.attemptId === attemptId,
@@ -277,7 +272,8 @@ function admitsRetry(current: Stored, input: StartInput): boolean {
     current.state === 'ready' &&
     current.charged < input.attemptLimit &&
     current.unrepeatable === undefined &&
-    current.quarantining === undefined
+    current.quarantining === undefined &&
+    !(input.lastReceive === true && current.lastAttemptCrashed === true)
   );
 }
 
