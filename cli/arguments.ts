@@ -3,7 +3,8 @@
  * deployment are accepted by every command, each command adds its own.
  */
 import { parseArgs } from 'node:util';
-import { UsageError } from './errors';
+import { checkReason } from '../lambdas/core/operator';
+import { Refused, UsageError } from './errors';
 
 export type OptionSpec = Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>;
 
@@ -74,4 +75,12 @@ export function oneOf<T extends string>(name: string, value: string, choices: re
     throw new UsageError(`--${name} must be one of ${choices.join(', ')} (given ${value})`);
   }
   return value as T;
+}
+
+/** `--reason` of a command that changes something: required and trimmed; refused (exit 2) when missing or blank. */
+export function requiredReason(args: ParsedArgs): string {
+  const reason = args.string('reason');
+  const missing = checkReason(reason);
+  if (missing) throw new Refused(missing.reason);
+  return (reason ?? '').trim();
 }

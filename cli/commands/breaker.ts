@@ -6,13 +6,8 @@
 
 import { BreakerNotPausedError, TaskTokenRejectedError } from '../../lambdas/adapters/errors';
 import type { BreakerReading } from '../../lambdas/core/breaker';
-import {
-  type BreakerAction,
-  breakerOutput,
-  checkReason,
-  decideBreakerAction,
-} from '../../lambdas/core/operator';
-import { positionals } from '../arguments';
+import { type BreakerAction, breakerOutput, decideBreakerAction } from '../../lambdas/core/operator';
+import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused } from '../errors';
@@ -43,14 +38,12 @@ function breakerCommand(action: BreakerAction): Command {
     help: HELP[action],
     async run(context: CommandContext) {
       positionals(context.args, []);
-      const reason = context.args.string('reason');
-      const missing = checkReason(reason);
-      if (missing) throw new Refused(missing.reason);
+      const why = requiredReason(context.args);
       const deployment = await context.deployment();
       const { breaker } = await deployment.controlItems.read();
       const decision = decideBreakerAction(breaker.breaker, action);
       if (decision.kind === 'refuse') throw new Refused(decision.reason);
-      const actor = await context.actor((reason ?? '').trim());
+      const actor = await context.actor(why);
       // Action first, token second: the pause execution refuses to start a wait once it sees a
       // resume, so a resume cannot slip between its read and its wait.
       await refusedIfClosed(deployment.controlItems.setOperatorAction(action, auditEntry(actor, action)));

@@ -1,9 +1,9 @@
 /** `pq discard`: close open records without replaying them; their content stays as evidence. */
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
-import { checkReason, DISCARD_AUDIT, decideDiscard } from '../../lambdas/core/operator';
+import { DISCARD_AUDIT, decideDiscard } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
-import { positionals } from '../arguments';
+import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused } from '../errors';
@@ -38,10 +38,7 @@ records are reported as refused (exit 2).`,
   async run(context: CommandContext) {
     const group = context.args.string('group');
     const [id] = group === undefined ? positionals(context.args, ['ID']) : positionals(context.args, []);
-    const reason = context.args.string('reason');
-    const missing = checkReason(reason);
-    if (missing) throw new Refused(missing.reason);
-    const why = (reason ?? '').trim();
+    const why = requiredReason(context.args);
     const deployment = await context.deployment();
     if (group !== undefined) {
       return actOnGroup(

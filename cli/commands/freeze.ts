@@ -1,8 +1,5 @@
-/** `pq freeze` / `pq unfreeze`: rule 11c, an operator stops (or allows) every replay. */
-import { checkReason } from '../../lambdas/core/operator';
-import { positionals } from '../arguments';
+import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
-import { Refused } from '../errors';
 
 function freezeCommand(frozen: boolean): Command {
   const name = frozen ? 'freeze' : 'unfreeze';
@@ -25,11 +22,9 @@ Usage: pq unfreeze --reason "why"
 pq status shows who froze replay and why: make sure that reason is gone.`,
     async run(context: CommandContext) {
       positionals(context.args, []);
-      const reason = context.args.string('reason');
-      const missing = checkReason(reason);
-      if (missing) throw new Refused(missing.reason);
+      const why = requiredReason(context.args);
       const deployment = await context.deployment();
-      const actor = await context.actor((reason ?? '').trim());
+      const actor = await context.actor(why);
       const freeze = await deployment.control.setReplayFreeze({
         frozen,
         who: actor.who,

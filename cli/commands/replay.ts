@@ -1,13 +1,8 @@
 /** `pq replay`: send quarantined messages back to the source queue, with a fresh budget. */
 
-import {
-  checkReason,
-  decideReplay,
-  decideResume,
-  REPLAY_RUNNING_AT_MOST_MINUTES,
-} from '../../lambdas/core/operator';
+import { decideReplay, decideResume, REPLAY_RUNNING_AT_MOST_MINUTES } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
-import { positionals } from '../arguments';
+import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused, UsageError } from '../errors';
@@ -87,16 +82,14 @@ async function replayOne(
 
 async function resume(context: CommandContext): Promise<CommandResult> {
   const [id] = positionals(context.args, ['ID']);
-  const reason = context.args.string('reason');
-  const missing = checkReason(reason);
-  if (missing) throw new Refused(missing.reason);
+  const why = requiredReason(context.args);
   const deployment = await context.deployment();
   const record = await deployment.records.get(id ?? '');
   if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
   const ledger = await deployment.ledger.get(record.messageKey);
   const plan = decideResume(record, ledger, context.now());
   if (plan.kind === 'refuse') throw new Refused(`record ${record.id}: ${plan.reason}`);
-  const actor = await context.actor((reason ?? '').trim());
+  const actor = await context.actor(why);
   const receipt = await resumeReplay(deployment, record, ledger, plan, actor);
   return { json: receipt, text: `${describeResume(receipt)}\n` };
 }

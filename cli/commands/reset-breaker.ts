@@ -6,8 +6,7 @@
  */
 import type { OpenBreaker } from '../../lambdas/core/breaker';
 import { BREAKER_RESET_AUDIT, type BreakerReset, decideBreakerReset } from '../../lambdas/core/breaker-reset';
-import { checkReason } from '../../lambdas/core/operator';
-import { positionals } from '../arguments';
+import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused } from '../errors';
@@ -34,16 +33,14 @@ Refused when the item can be read (use pq resume or pq hold), or when it changed
 it (a consumer or the pause run wrote it: look at pq status again).`,
   async run(context: CommandContext) {
     positionals(context.args, []);
-    const reason = context.args.string('reason');
-    const missing = checkReason(reason);
-    if (missing) throw new Refused(missing.reason);
+    const why = requiredReason(context.args);
     const deployment = await context.deployment();
     const read = await deployment.control.breakerItem();
     if (read === undefined) throw new Refused('there is no breaker item (it never opened): nothing to reset');
     const cooldownSeconds = deployment.config.policy.breakerCooldownSeconds;
     const decision = decideBreakerReset(read.reading, { now: context.now(), cooldownSeconds });
     if (decision.kind === 'refuse') throw new Refused(decision.reason);
-    const actor = await context.actor((reason ?? '').trim());
+    const actor = await context.actor(why);
     const { reset } = await deployment.control.resetUnreadableBreaker(
       read,
       decision.breaker,

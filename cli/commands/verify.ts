@@ -1,6 +1,5 @@
 /** `pq verify`: rule 8, the operator's answer for a message whose outside call may have happened. */
 import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
-import { checkReason } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import {
   decideVerify,
@@ -9,7 +8,7 @@ import {
   verifyOutput,
   verifyWaitOf,
 } from '../../lambdas/core/verify';
-import { positionals } from '../arguments';
+import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused, UsageError } from '../errors';
@@ -49,10 +48,7 @@ but has not reached its wait yet (try again in a minute), once it was decided, a
     const chosen = DECISIONS.filter((decision) => context.args.flag(decision));
     if (chosen.length !== 1) throw new UsageError('give exactly one of --done, --not-done, --discard');
     const decision = chosen[0] as VerifyDecision;
-    const reason = context.args.string('reason');
-    const missingReason = checkReason(reason);
-    if (missingReason) throw new Refused(missingReason.reason);
-    const why = (reason ?? '').trim();
+    const why = requiredReason(context.args);
 
     const deployment = await context.deployment();
     const record = await deployment.records.get(id ?? '');
