@@ -51,7 +51,9 @@ export async function quarantined(
 
 /**
  * Hands a settled record back to the queue (for the probe, or for a retry) unless this is its
- * last receive before the backstop (core/receive-limit.ts): then it is quarantined, uncharged.
+ * last receive before the backstop (core/receive-limit.ts): then it is quarantined, uncharged,
+ * outside rule 11b's share: records held together reach their last receive together, and a
+ * share stop would send the rest to the backstop. Such a quarantine judges no message.
  */
 export async function handBackUnlessLastReceive(
   deps: ConsumerDeps,
@@ -61,7 +63,7 @@ export async function handBackUnlessLastReceive(
   handBack: () => Promise<RecordOutcome>,
 ): Promise<RecordOutcome> {
   if (!onLastReceive(deps, record)) return handBack();
-  return quarantined(deps, session, record, item, 'receive-limit', 0);
+  return quarantined(deps, session, record, item, 'receive-limit', 0, { countsTowardShare: false });
 }
 
 /** Returned for the probe: an outage interrupted the attempt (rule 7). */

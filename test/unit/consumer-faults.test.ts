@@ -569,6 +569,25 @@ describe('the last receive before the backstop (rule 3 over rule 7)', () => {
     expect(world.queue.backstop).toHaveLength(0);
   });
 
+  it('given ten records held in an outage reach their last receive together, then all ten are quarantined: rule 11b does not stop them', async () => {
+    // Prepare: the breaker open; each message fails as the outage makes it; rule 11b judges from
+    // 10 outcomes on, and these receive-limit quarantines say nothing of poison.
+    const labels = Array.from({ length: 10 }, (_, index) => `M${index + 1}`);
+    const failing = [[{ do: 'throw', error: 'transient' } as const]];
+    const { world } = testWorld({ scripts: Object.fromEntries(labels.map((label) => [label, failing])) });
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
+    for (const message of world.queue.messages.values()) message.receiveCount = 9;
+
+    // Act
+    await world.deliver(world.environment(), 10);
+    await drive(world);
+
+    // Assess
+    expect(world.quarantine.records.size).toBe(10);
+    expect(world.queue.backstop).toHaveLength(0);
+  });
+
   it('given a probe fails on a message with receives left, then it is handed back as before', async () => {
     // Act
     const world = await halfOpenWith(probeWorld(8));
