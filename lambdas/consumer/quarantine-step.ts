@@ -34,11 +34,6 @@ export interface QuarantineRequest {
    * message, so it is left alone. @default true
    */
   readonly markLedger?: boolean;
-  /**
-   * Whether rule 11b counts it (and may stop it): not for a record quarantined unrun, only so the
-   * backstop does not take it, which says nothing of poison. @default true
-   */
-  readonly countsTowardShare?: boolean;
 }
 
 export type QuarantineOutcome =
@@ -54,7 +49,10 @@ export async function quarantineMessage(
   request: QuarantineRequest,
 ): Promise<QuarantineOutcome> {
   const { record, item, reason } = request;
-  const counted = request.countsTowardShare !== false;
+  // A receive-limit quarantine only keeps a message from the backstop, and says nothing of
+  // poison: records held together reach their last receive together, and a share stop would
+  // send the rest past the quarantine. Rule 11b neither counts nor stops it.
+  const counted = reason !== 'receive-limit';
   // Rule 11b: many quarantines at once look like an outage, not poison. Stop quarantining.
   if (counted && shouldStopQuarantine(shares.peek('quarantined'), deps.config.policy)) {
     deps.logger.error('quarantine share above threshold: pausing instead of quarantining', {

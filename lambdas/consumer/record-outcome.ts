@@ -39,7 +39,7 @@ export async function quarantined(
   item: LedgerItem,
   reason: QuarantineRequest['reason'],
   charge: number,
-  options: Pick<QuarantineRequest, 'error' | 'id' | 'markLedger' | 'countsTowardShare'> = {},
+  options: Pick<QuarantineRequest, 'error' | 'id' | 'markLedger'> = {},
 ): Promise<RecordOutcome> {
   const outcome = await quarantineMessage(deps, session.shares, { record, item, reason, charge, ...options });
   if (outcome.kind === 'stopped') {
@@ -51,9 +51,8 @@ export async function quarantined(
 
 /**
  * Hands a settled record back to the queue (for the probe, or for a retry) unless this is its
- * last receive before the backstop (core/receive-limit.ts): then it is quarantined, uncharged,
- * outside rule 11b's share: records held together reach their last receive together, and a
- * share stop would send the rest to the backstop. Such a quarantine judges no message.
+ * last receive before the backstop (core/receive-limit.ts): then it is quarantined, uncharged
+ * (outside rule 11b's share, quarantine-step.ts).
  */
 export async function handBackUnlessLastReceive(
   deps: ConsumerDeps,
@@ -63,7 +62,7 @@ export async function handBackUnlessLastReceive(
   handBack: () => Promise<RecordOutcome>,
 ): Promise<RecordOutcome> {
   if (!onLastReceive(deps, record)) return handBack();
-  return quarantined(deps, session, record, item, 'receive-limit', 0, { countsTowardShare: false });
+  return quarantined(deps, session, record, item, 'receive-limit', 0);
 }
 
 /** Returned for the probe: an outage interrupted the attempt (rule 7). */

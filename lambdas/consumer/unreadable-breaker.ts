@@ -62,10 +62,7 @@ async function quarantineUnrun(
   if ('kind' in item) return item;
   const error = unreadableBreakerEvidence(breaker);
   const evidence = { ...item, lastError: error };
-  const outcome = await quarantined(deps, session, record, evidence, 'receive-limit', 0, {
-    error,
-    countsTowardShare: false,
-  });
+  const outcome = await quarantined(deps, session, record, evidence, 'receive-limit', 0, { error });
   // The quarantine stopped (rule 11a): end the attempt uncharged, so it is not taken for a crash.
   if (outcome.kind === 'returned')
     await deps.ledger.recordFailure(item.key, item.attemptId, { counters: item, now: deps.now() });

@@ -31,6 +31,15 @@ async function halfOpen(world: TestWorld['world'], probeFailures = 0): Promise<v
   };
 }
 
+/** Ten messages: rule 11b judges from 10 outcomes on. */
+const TEN = Array.from({ length: 10 }, (_, index) => `M${index + 1}`);
+
+/** Queues the messages as received 9 times: SQS moves each to the backstop after its next receive. */
+function queueOnTheirLastReceive(world: TestWorld['world'], labels: readonly string[]): void {
+  for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
+  for (const message of world.queue.messages.values()) message.receiveCount = 9;
+}
+
 describe('rule 8 holds whatever the attempt does after a keyless call', () => {
   it('given a keyless charge, then a keyed call, then a crash, then the charge is never repeated', async () => {
     // Prepare
@@ -572,12 +581,10 @@ describe('the last receive before the backstop (rule 3 over rule 7)', () => {
   it('given ten records held in an outage reach their last receive together, then all ten are quarantined: rule 11b does not stop them', async () => {
     // Prepare: the breaker open; each message fails as the outage makes it; rule 11b judges from
     // 10 outcomes on, and these receive-limit quarantines say nothing of poison.
-    const labels = Array.from({ length: 10 }, (_, index) => `M${index + 1}`);
     const failing = [[{ do: 'throw', error: 'transient' } as const]];
-    const { world } = testWorld({ scripts: Object.fromEntries(labels.map((label) => [label, failing])) });
+    const { world } = testWorld({ scripts: Object.fromEntries(TEN.map((label) => [label, failing])) });
     await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
-    for (const message of world.queue.messages.values()) message.receiveCount = 9;
+    queueOnTheirLastReceive(world, TEN);
 
     // Act
     await world.deliver(world.environment(), 10);
@@ -704,11 +711,9 @@ describe('an unreadable breaker item fails closed (issue 8, defect 5)', () => {
 
   it('given ten records held together reach their last receive together, then all ten are quarantined: rule 11b does not stop them', async () => {
     // Prepare: rule 11b judges from 10 outcomes on; these quarantines judge no message.
-    const labels = Array.from({ length: 10 }, (_, index) => `M${index + 1}`);
     const { world } = testWorld();
     world.control.corruptBreaker(GARBLED);
-    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
-    for (const message of world.queue.messages.values()) message.receiveCount = 9;
+    queueOnTheirLastReceive(world, TEN);
 
     // Act
     await world.deliver(world.environment(), 10);
