@@ -83,6 +83,8 @@ export interface FailureRecord {
   readonly lastError?: ErrorEvidence;
   /** The attempt crashed and an outage settled it uncharged (LedgerItem.lastAttemptCrashed). */
   readonly crashed?: boolean;
+  /** The attempt was a failed half-open probe (LedgerItem.failedProbe). */
+  readonly failedProbe?: boolean;
   readonly now: Date;
 }
 
@@ -215,14 +217,15 @@ export class AttemptLedger {
    * counters the core decided, `ready`. Without `lastError` the previous evidence stays.
    */
   async recordFailure(key: string, attemptId: string, failure: FailureRecord): Promise<LedgerEntry> {
-    const { counters, lastError, crashed } = failure;
+    const { counters, lastError, crashed, failedProbe } = failure;
     return this.whileInFlight(
       'recordFailure',
       key,
       attemptId,
       'SET #state = :ready, #charged = :charged, #transientFailures = :transient, #unknownFailures = :unknown, ' +
         `#lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''}` +
-        `${crashed === true ? ', #lastAttemptCrashed = :crashed' : ''} REMOVE #envId`,
+        `${crashed === true ? ', #lastAttemptCrashed = :true' : ''}` +
+        `${failedProbe === true ? ', #failedProbe = :true' : ''} REMOVE #envId`,
       {
         ':ready': READY,
         ':charged': N(counters.charged),
@@ -230,7 +233,7 @@ export class AttemptLedger {
         ':unknown': N(counters.unknownFailures),
         ':now': S(failure.now.toISOString()),
         ...(lastError ? { ':lastError': evidenceToAttribute(lastError) } : {}),
-        ...(crashed === true ? { ':crashed': BOOL(true) } : {}),
+        ...(crashed === true || failedProbe === true ? { ':true': BOOL(true) } : {}),
       },
       (current) => current.state === 'ready' && current.attemptId === attemptId,
     );
@@ -400,7 +403,7 @@ export class AttemptLedger {
       update:
         'SET #state = :ready, #charged = :zero, #transientFailures = :zero, #unknownFailures = :zero, ' +
         `#replayedAt = :now${quarantineId === undefined ? '' : ', #replayOf = :quarantineId'} ` +
-        'REMOVE #external, #unrepeatable, #quarantineId, #envId ADD #generation :one',
+        'REMOVE #external, #unrepeatable, #quarantineId, #envId, #failedProbe ADD #generation :one',
       condition:
         quarantineId === undefined ? IS_QUARANTINED : `${IS_QUARANTINED} AND #quarantineId = :quarantineId`,
       values: {

@@ -27,6 +27,7 @@ export const BREAKER_READ_ATTRIBUTES = [
   'stop',
   'probeSuccesses',
   'probeFailures',
+  'probeRepeatFailures',
 ] as const;
 
 /**
@@ -69,7 +70,18 @@ export function toBreaker(item: Item, defaultCooldownSeconds: number): BreakerRe
   if (state === 'half-open') {
     const probeSuccesses = read.optionalNumber('probeSuccesses') ?? 0;
     const probeFailures = read.optionalNumber('probeFailures') ?? 0;
-    return { state, reason, epoch, openedAt, cooldownSeconds, stop: false, probeSuccesses, probeFailures };
+    const probeRepeatFailures = read.optionalNumber('probeRepeatFailures') ?? 0;
+    return {
+      state,
+      reason,
+      epoch,
+      openedAt,
+      cooldownSeconds,
+      stop: false,
+      probeSuccesses,
+      probeFailures,
+      probeRepeatFailures,
+    };
   }
   if (state === 'open')
     return {

@@ -12,7 +12,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { BREAKER_KEY as BREAKER } from '../../contract/control';
-import type { BreakerReading, OpenBreaker } from '../core/breaker';
+import type { BreakerReading, OpenBreaker, ProbeResult } from '../core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
 import type { AuditEntry } from '../core/quarantine-record';
@@ -65,6 +65,12 @@ const IS_ABSENT = 'attribute_not_exists(#pk)';
 const IS_CLOSED = '#state = :closed';
 const IS_NOT_STOPPED = '#stop = :false';
 const IS_HALF_OPEN = '#state = :halfOpen';
+/** What each probe result adds to the breaker item (`:one` is 1). */
+const PROBE_COUNTERS: Record<ProbeResult, string> = {
+  success: '#probeSuccesses :one',
+  failure: '#probeFailures :one',
+  'repeated-failure': '#probeFailures :one, #probeRepeatFailures :one',
+};
 // Isolation timeline: startIsolation -> active, remaining n --passed--> n - 1 ... 1 --passed--> idle.
 const HAS_MORE_TO_PASS = '#active = :true AND #remaining > :one';
 const PASSES_LAST = '#active = :true AND #remaining <= :one';
@@ -228,12 +234,12 @@ export class ControlState {
   /**
    * Rule 7: the half-open probe's result, as the operations state machine reads it (it owns the
    * breaker's transitions, because closing means restoring the mapping): one ADD to
-   * `probeSuccesses` or `probeFailures`, only while the breaker is half-open.
+   * `probeSuccesses` or `probeFailures` (and `probeRepeatFailures` for a repeated failure), only
+   * while the breaker is half-open.
    */
-  async recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }> {
-    const counter = result === 'success' ? '#probeSuccesses' : '#probeFailures';
+  async recordProbe(result: ProbeResult): Promise<{ readonly counted: boolean }> {
     const outcome = await this.update('recordProbe', BREAKER_KEY, {
-      update: `ADD ${counter} :one`,
+      update: `ADD ${PROBE_COUNTERS[result]}`,
       condition: IS_HALF_OPEN,
       values: { ':one': N(1), ':halfOpen': S('half-open') },
     });
@@ -338,7 +344,7 @@ export class ControlState {
       update:
         'SET #state = :open, #reason = :reason, #epoch = :epoch, #openedAt = :openedAt, #stop = :stop, ' +
         '#cooldownSeconds = :cooldown, #audit = list_append(if_not_exists(#audit, :noAudit), :entry) ' +
-        'REMOVE #operatorAction, #taskToken, #waitingSince, #probeSuccesses, #probeFailures, #halfOpenAt',
+        'REMOVE #operatorAction, #taskToken, #waitingSince, #probeSuccesses, #probeFailures, #probeRepeatFailures, #halfOpenAt',
       condition: ['attribute_exists(#pk)', ...unchanged].join(' AND '),
       values: {
         ...was,

@@ -46,6 +46,7 @@ export function toLedgerEntry(item: Item): LedgerEntry {
       quarantineId: read.optionalString('quarantineId'),
       quarantining: intentFromItem(read.optionalMap('quarantining')),
       lastAttemptCrashed: read.optionalBoolean('lastAttemptCrashed'),
+      failedProbe: read.optionalBoolean('failedProbe'),
       lastEndedAt: read.optionalString('lastEndedAt'),
       replayedAt: read.optionalString('replayedAt'),
     }),

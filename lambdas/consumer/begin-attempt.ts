@@ -7,7 +7,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import type { LedgerEntry, StartInput } from '../adapters/attempt-ledger';
 import { LedgerUnavailableError } from '../adapters/errors';
-import { isPoisonSuspect } from '../core/breaker';
+import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
 import { type DeliveryDecision, decideDelivery, failureEventForMessage } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
 import { type RecordKey, recordKey } from '../core/message-key';
@@ -118,7 +118,8 @@ async function carryOut(
     case 'proceed': {
       if (decision.crash !== 'none' && decision.failureEvent) {
         const paused = await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'crash' });
-        if (session.probing && !isPoisonSuspect(previous, 'crash')) await deps.control.recordProbe('failure');
+        const probeFailed = session.probing && !isPoisonSuspect(previous, 'crash');
+        if (probeFailed) await deps.control.recordProbe(probeFailureKind(previous));
         if (paused) {
           session.pause('outage');
           // An outage, not poison: settle the crashed attempt without charging it.
@@ -126,6 +127,7 @@ async function carryOut(
             counters: previous,
             crashed: true,
             now,
+            ...(probeFailed ? { failedProbe: true } : {}),
           });
           return handBackUnlessLastReceive(deps, session, record, previous, async () => PAUSED);
         }

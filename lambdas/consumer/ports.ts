@@ -20,6 +20,7 @@ import type {
 } from '../adapters/attempt-ledger';
 import type { ControlSnapshot } from '../adapters/control-state';
 import type { PauseInput, StartOutcome } from '../adapters/operations';
+import type { ProbeResult } from '../core/breaker';
 import type { IsolationTrial } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
 import type { NewQuarantineRecord } from '../core/quarantine-record';
@@ -71,7 +72,7 @@ export interface ControlPort {
     readonly now: Date;
     readonly stop: boolean;
   }): Promise<{ readonly tripped: boolean; readonly epoch: number }>;
-  recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }>;
+  recordProbe(result: ProbeResult): Promise<{ readonly counted: boolean }>;
   /** Starts or restarts the trial, once per `cause` (the crashed environment); the trial as it stands. */
   startIsolation(start: {
     readonly now: Date;

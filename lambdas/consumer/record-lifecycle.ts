@@ -5,7 +5,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import type { LedgerEntry } from '../adapters/attempt-ledger';
-import { isPoisonSuspect } from '../core/breaker';
+import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
 import { classifyWith } from '../core/classify';
 import { failureEventForMessage } from '../core/delivery';
 import { errorEvidence } from '../core/evidence';
@@ -114,9 +114,14 @@ async function endWithError(
       error: evidence,
     });
   }
-  const settleFailure = (counters: LedgerItem) =>
+  const settleFailure = (counters: LedgerItem, failedProbe = false) =>
     settleWrite(deps, remainingTimeMs, () =>
-      deps.ledger.recordFailure(item.key, item.attemptId, { counters, lastError: evidence, now: deps.now() }),
+      deps.ledger.recordFailure(item.key, item.attemptId, {
+        counters,
+        lastError: evidence,
+        now: deps.now(),
+        ...(failedProbe ? { failedProbe } : {}),
+      }),
     );
   if (decision.failureEvent) {
     const paused = await reportFailureEvent(deps, failureEvent);
@@ -124,11 +129,11 @@ async function endWithError(
     // success in the window the breaker reopens), and the message must not spend its budget on
     // the same outage.
     const probeFailed = session.probing && !isPoisonSuspect(item, errorClass);
-    if (probeFailed) await deps.control.recordProbe('failure');
+    if (probeFailed) await deps.control.recordProbe(probeFailureKind(item));
     if (paused || probeFailed) {
       session.pause('outage');
       // Rule 7: during an outage nothing is charged and nothing is quarantined.
-      await settleFailure(item);
+      await settleFailure(item, probeFailed);
       return handBackUnlessLastReceive(
         deps,
         session,

@@ -34,6 +34,8 @@ export interface HalfOpenBreaker {
   /** Probes of this window that succeeded and failed, as the consumers counted them. */
   readonly probeSuccesses: number;
   readonly probeFailures: number;
+  /** Of `probeFailures`, those of messages that had failed a probe before (probeFailureKind). */
+  readonly probeRepeatFailures: number;
 }
 
 export type BreakerRecord = ClosedBreaker | OpenBreaker | HalfOpenBreaker;
@@ -81,12 +83,26 @@ export function isPoisonSuspect(item: FailureCounters, failure: ErrorClass | 'cr
 }
 
 /**
- * Failed probes after which a window with no success is the dependency's verdict. One may be
+ * Failed probes (of messages that had failed none before) after which a window with no success
+ * is the dependency's verdict. One may be
  * the message's own (a message failing on every attempt would otherwise fail every window and
  * hold the breaker for good): a second message still probes. Two is the dependency, and probing
  * on would spend a receive and a call per batch for nothing.
  */
 export const FAILED_PROBES_OF_A_DOWN_DEPENDENCY = 2;
+
+/** What a consumer reports of one half-open probe. */
+export type ProbeResult = 'success' | 'failure' | 'repeated-failure';
+
+/**
+ * How a failed probe counts. A message that failed a probe before and fails again may be failing
+ * by itself: two such messages, probed first in every window, would decide every window and hold
+ * the healthy messages behind them until SQS's backstop takes those. Its failure still ends the
+ * window in failure (it is no silence) but does not make the verdict: the next message probes.
+ */
+export function probeFailureKind(item: { readonly failedProbe?: boolean }): Exclude<ProbeResult, 'success'> {
+  return item.failedProbe === true ? 'repeated-failure' : 'failure';
+}
 
 /**
  * The breaker when it holds batches back untouched: open, or half-open with its window already
@@ -97,7 +113,8 @@ export function holdingBreaker(
 ): OpenBreaker | HalfOpenBreaker | undefined {
   if (breaker?.state === 'open') return breaker;
   if (breaker?.state !== 'half-open' || breaker.probeSuccesses > 0) return undefined;
-  return breaker.probeFailures >= FAILED_PROBES_OF_A_DOWN_DEPENDENCY ? breaker : undefined;
+  const verdicts = breaker.probeFailures - breaker.probeRepeatFailures;
+  return verdicts >= FAILED_PROBES_OF_A_DOWN_DEPENDENCY ? breaker : undefined;
 }
 
 /**

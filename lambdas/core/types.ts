@@ -69,6 +69,11 @@ export interface LedgerItem {
    */
   readonly lastAttemptCrashed?: boolean;
   /**
+   * The message failed a half-open probe (rule 7): a later probe failure may be its own, so it
+   * does not decide its window (core/breaker.ts probeFailureKind). Kept for the item's life.
+   */
+  readonly failedProbe?: boolean;
+  /**
    * Rule 3: a quarantine decided and begun but not yet marked. Whoever delivers the message next
    * finishes this one, with the same id, instead of deciding (and writing) another.
    */

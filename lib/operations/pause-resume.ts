@@ -87,8 +87,9 @@ export function restoreAndClose(ctx: PauseContext): sfn.IChainable {
     key: BREAKER_ITEM_KEY,
     update:
       `SET #${A.state} = :closed, #${A.stop} = :false, #${A.closedAt} = :now ` +
-      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.taskToken}, #${A.waitingSince}, ` +
-      `#${A.operatorAction}, #${A.originalBatchSize}, #${A.originalMaxConcurrency}, #${A.halfOpenAt}, ` +
+      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.taskToken}, ` +
+      `#${A.waitingSince}, #${A.operatorAction}, #${A.originalBatchSize}, #${A.originalMaxConcurrency}, ` +
+      `#${A.halfOpenAt}, ` +
       // The next episode starts from the configured cool-down again.
       `#${A.cooldownSeconds}`,
     condition: `#${A.epoch} = :epoch`,
@@ -98,6 +99,7 @@ export function restoreAndClose(ctx: PauseContext): sfn.IChainable {
       A.closedAt,
       A.probeSuccesses,
       A.probeFailures,
+      A.probeRepeatFailures,
       A.taskToken,
       A.waitingSince,
       A.operatorAction,

@@ -84,7 +84,7 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
       // Kept from an earlier epoch that never closed: that one saw the mapping before any probe shrank it.
       `#${A.originalBatchSize} = if_not_exists(#${A.originalBatchSize}, :batchSize), ` +
       `#${A.originalMaxConcurrency} = if_not_exists(#${A.originalMaxConcurrency}, :maxConcurrency) ` +
-      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.halfOpenAt}`,
+      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.halfOpenAt}`,
     condition: `attribute_not_exists(#${A.epoch}) OR #${A.epoch} <= :epoch`,
     names: names(
       A.state,
@@ -98,6 +98,7 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
       A.originalMaxConcurrency,
       A.probeSuccesses,
       A.probeFailures,
+      A.probeRepeatFailures,
       A.halfOpenAt,
     ),
     values: {
@@ -161,9 +162,11 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
   const recordHalfOpen = steps.updateItem('RecordHalfOpen', {
     table: ctx.controlTable,
     key: BREAKER_ITEM_KEY,
-    update: `SET #${A.state} = :halfOpen, #${A.probeSuccesses} = :zero, #${A.probeFailures} = :zero, #${A.halfOpenAt} = :now`,
+    update:
+      `SET #${A.state} = :halfOpen, #${A.probeSuccesses} = :zero, #${A.probeFailures} = :zero, ` +
+      `#${A.probeRepeatFailures} = :zero, #${A.halfOpenAt} = :now`,
     condition: `#${A.epoch} = :epoch`,
-    names: names(A.state, A.probeSuccesses, A.probeFailures, A.halfOpenAt, A.epoch),
+    names: names(A.state, A.probeSuccesses, A.probeFailures, A.probeRepeatFailures, A.halfOpenAt, A.epoch),
     values: {
       ':halfOpen': { S: BREAKER_STATE.halfOpen },
       ':zero': { N: '0' },

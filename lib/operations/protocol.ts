@@ -37,6 +37,8 @@ export const BREAKER_ATTRIBUTES = {
   originalMaxConcurrency: 'originalMaxConcurrency',
   probeSuccesses: 'probeSuccesses',
   probeFailures: 'probeFailures',
+  /** Of the failures, those of messages that had failed a probe before: they decide nothing. */
+  probeRepeatFailures: 'probeRepeatFailures',
   /** 'resume' | 'hold', set by the operator CLI; read at every loop point. */
   operatorAction: 'operatorAction',
   /** Present only while the machine waits for the operator; a bearer secret. */

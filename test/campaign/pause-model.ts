@@ -163,9 +163,11 @@ export class PauseModel {
         stop: false,
         probeSuccesses: 0,
         probeFailures: 0,
+        probeRepeatFailures: 0,
       },
       probeSuccesses: 0,
       probeFailures: 0,
+      probeRepeatFailures: 0,
     };
     run.phase = 'probing';
     run.until += run.probeSeconds * 1000;

@@ -90,7 +90,11 @@ describe('pause: cool-down and half-open probing', () => {
     expect(open.openedAt?.S).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     expect(await halfOpen()).toStrictEqual({ state: 'Enabled', batchSize: 1, maxConcurrency: 2 });
-    expect(await breaker()).toMatchObject({ probeSuccesses: { N: '0' }, probeFailures: { N: '0' } });
+    expect(await breaker()).toMatchObject({
+      probeSuccesses: { N: '0' },
+      probeFailures: { N: '0' },
+      probeRepeatFailures: { N: '0' },
+    });
     // The consumer counts a successful probe.
     await ops.update(ops.tables.control, BREAKER, 'ADD probeSuccesses :one', { ':one': { N: '1' } });
 
@@ -101,6 +105,7 @@ describe('pause: cool-down and half-open probing', () => {
     for (const gone of [
       'probeSuccesses',
       'probeFailures',
+      'probeRepeatFailures',
       'taskToken',
       'originalBatchSize',
       'operatorAction',
@@ -152,11 +157,14 @@ describe('pause: cool-down and half-open probing', () => {
     const executionArn = await pause();
     await halfOpen();
 
-    await ops.update(ops.tables.control, BREAKER, 'ADD probeFailures :one', { ':one': { N: '1' } });
+    // A repeated failure (core/breaker.ts probeFailureKind) is a failure of the window all the same.
+    await ops.update(ops.tables.control, BREAKER, 'ADD probeFailures :one, probeRepeatFailures :one', {
+      ':one': { N: '1' },
+    });
 
     const reopened = await eventually('the breaker reopened', breakerIs('open'), 10_000);
     expect(reopened.cooldownSeconds).toStrictEqual({ N: '4' });
-    expect(reopened.probeFailures).toBeUndefined();
+    expect([reopened.probeFailures, reopened.probeRepeatFailures]).toStrictEqual([undefined, undefined]);
     // The time paused so far (cool-down 2 s + probe window 3 s), for the paused-too-long alarm.
     expect(await ops.metricValues('PausedSeconds')).toContain(5);
     expect((await ops.mapping()).state).toBe('Disabled');

@@ -586,6 +586,30 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
     });
   });
 
+  describe('LedgerPort: a failed probe', () => {
+    it('given an attempt settled as a failed probe, when started again and later reset for a replay, then the mark stays until the reset', async () => {
+      // Prepare
+      const key = newKey('probed');
+      await ports.ledger.start(startOf(key, 'a1'));
+      const counters = { charged: 0, transientFailures: 0, unknownFailures: 0 };
+
+      // Act
+      const settled = await ports.ledger.recordFailure(key, 'a1', {
+        counters,
+        failedProbe: true,
+        now: at(10),
+      });
+      const again = await ports.ledger.start(startOf(key, 'a2', { now: at(20) }));
+      await ports.ledger.markQuarantined(key, { attemptId: 'a2', quarantineId: 'q1', now: at(30) });
+      const reset = await ports.ledger.resetForReplay(key, { expectedState: 'quarantined', now: at(40) });
+
+      // Assess: a message probed and failed stays one for every later window, until a person replays it.
+      expect(settled).toMatchObject({ state: 'ready', failedProbe: true });
+      expect(again.started && again.item.failedProbe).toBe(true);
+      expect(reset.failedProbe).toBeUndefined();
+    });
+  });
+
   describe('LedgerPort: quarantine marks', () => {
     it('given an attempt in flight, when marked with its attempt id and retried, then it is quarantined and charged once', async () => {
       // Prepare
@@ -911,6 +935,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
         stop: false,
         probeSuccesses: 0,
         probeFailures: 0,
+        probeRepeatFailures: 0,
       });
 
       // Act
@@ -918,19 +943,23 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       const afterSuccess = (await ports.control.snapshot()).breaker;
       const failure = await ports.control.recordProbe('failure');
       const afterFailure = (await ports.control.snapshot()).breaker;
+      const repeated = await ports.control.recordProbe('repeated-failure');
+      const afterRepeated = (await ports.control.snapshot()).breaker;
       const counts = await ports.arrange.probeCounts();
       await ports.arrange.putBreaker({ state: 'closed', epoch: 1, cooldownSeconds: COOLDOWN, stop: false });
       const whileClosed = await ports.control.recordProbe('failure');
 
       // Assess
       expect(
-        [noBreaker, whileOpen, success, failure, whileClosed].map((probe) => probe.counted),
-      ).toStrictEqual([false, false, true, true, false]);
-      expect(counts).toStrictEqual({ successes: 1, failures: 1 });
+        [noBreaker, whileOpen, success, failure, repeated, whileClosed].map((probe) => probe.counted),
+      ).toStrictEqual([false, false, true, true, true, false]);
+      // A repeated failure is a failure of the window too (no silence), counted apart.
+      expect(counts).toStrictEqual({ successes: 1, failures: 2, repeated: 1 });
       // Every reader sees the window's counts: they decide whether it still probes, or holds.
-      expect([afterSuccess, afterFailure]).toMatchObject([
-        { probeSuccesses: 1, probeFailures: 0 },
-        { probeSuccesses: 1, probeFailures: 1 },
+      expect([afterSuccess, afterFailure, afterRepeated]).toMatchObject([
+        { probeSuccesses: 1, probeFailures: 0, probeRepeatFailures: 0 },
+        { probeSuccesses: 1, probeFailures: 1, probeRepeatFailures: 0 },
+        { probeSuccesses: 1, probeFailures: 2, probeRepeatFailures: 1 },
       ]);
     });
 

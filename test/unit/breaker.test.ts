@@ -56,7 +56,13 @@ describe('holdingBreaker', () => {
     cooldownSeconds: 60,
     stop: false,
   } as const;
-  const halfOpen = { ...open, state: 'half-open', probeSuccesses: 0, probeFailures: 0 } as const;
+  const halfOpen = {
+    ...open,
+    state: 'half-open',
+    probeSuccesses: 0,
+    probeFailures: 0,
+    probeRepeatFailures: 0,
+  } as const;
 
   it.each<[string, BreakerRecord | undefined, boolean]>([
     ['no breaker', undefined, false],
@@ -67,6 +73,17 @@ describe('holdingBreaker', () => {
     ['half-open, one probe failed', { ...halfOpen, probeFailures: 1 }, false],
     ['half-open, two probes failed', { ...halfOpen, probeFailures: 2 }, true],
     ['half-open, two failed and one succeeded', { ...halfOpen, probeFailures: 2, probeSuccesses: 1 }, false],
+    // A message that failed a probe before may fail by itself: its failure decides nothing.
+    [
+      'half-open, two failed, both repeated',
+      { ...halfOpen, probeFailures: 2, probeRepeatFailures: 2 },
+      false,
+    ],
+    [
+      'half-open, three failed, one repeated',
+      { ...halfOpen, probeFailures: 3, probeRepeatFailures: 1 },
+      true,
+    ],
   ])('given %s, then holding batches is %s', (_, breaker, holds) => {
     expect(holdingBreaker(breaker) !== undefined).toBe(holds);
   });
@@ -96,7 +113,13 @@ describe('returnAfterPauseSeconds', () => {
   });
 
   it('given a half-open window whose probe failed, then the next window: the doubled cool-down (capped) and a window', () => {
-    const failed = { ...breaker, state: 'half-open', probeSuccesses: 0, probeFailures: 2 } as const;
+    const failed = {
+      ...breaker,
+      state: 'half-open',
+      probeSuccesses: 0,
+      probeFailures: 2,
+      probeRepeatFailures: 0,
+    } as const;
     expect(returnAfterPauseSeconds({ ...failed, cooldownSeconds: 60 }, openedAt, timings)).toBe(150);
     expect(returnAfterPauseSeconds(failed, openedAt, timings)).toBe(230);
   });

@@ -25,7 +25,14 @@ async function halfOpen(world: TestWorld['world'], probeFailures = 0): Promise<v
   const paused = world.control.breaker?.record;
   if (paused === undefined || paused.state === 'closed') throw new Error('breaker not paused');
   world.control.breaker = {
-    record: { ...paused, state: 'half-open', stop: false, probeSuccesses: 0, probeFailures },
+    record: {
+      ...paused,
+      state: 'half-open',
+      stop: false,
+      probeSuccesses: 0,
+      probeFailures,
+      probeRepeatFailures: 0,
+    },
     probeSuccesses: 0,
     probeFailures,
   };
@@ -517,6 +524,37 @@ describe('a failed probe hands its window back for the next one (rule 7)', () =>
     expect(world.control.breaker).toMatchObject({ probeFailures: 1, probeSuccesses: 1 });
     expect(world.ledger.get('id-M2')).toMatchObject({ state: 'completed', charged: 0 });
     expect(world.ledger.get('id-M3')).toMatchObject({ state: 'ready', transientFailures: 1 });
+  });
+});
+
+describe('a message that failed a probe before does not decide a later window (rule 7)', () => {
+  it('given two messages failing by themselves decided the last window, then in the next one the healthy message behind them probes and succeeds', async () => {
+    // Prepare: M1 and M2 fail on every attempt, M3 is healthy; in the first window M1 and M2
+    // fail their probes (the window's verdict) and M3 is held.
+    const failing = [{ do: 'throw', error: 'transient' }] as const;
+    const { world } = testWorld({
+      scripts: { M1: [failing], M2: [failing], M3: [[{ do: 'external', name: 'pay', result: 'ok' }]] },
+    });
+    await halfOpen(world);
+    for (const label of ['M1', 'M2', 'M3']) world.queue.send({ messageId: `id-${label}`, body: label });
+    for (let batch = 0; batch < 3; batch++) await world.deliver(world.environment(), 1);
+    expect(world.ledger.get('id-M3')).toBeUndefined();
+
+    // Act: the next window, once the three are visible again.
+    world.clock.advance(150_000);
+    await halfOpen(world);
+    for (let batch = 0; batch < 3; batch++) await world.deliver(world.environment(), 1);
+
+    // Assess: M1 and M2 failed again, uncharged, but a failed probe behind them says their
+    // failures may be their own: the window is still open to M3, whose success ends the outage.
+    expect(world.ledger.get('id-M3')).toMatchObject({ state: 'completed' });
+    expect(world.control.breaker).toMatchObject({
+      probeSuccesses: 1,
+      probeFailures: 2,
+      probeRepeatFailures: 2,
+    });
+    for (const id of ['id-M1', 'id-M2'])
+      expect(world.ledger.get(id)).toMatchObject({ state: 'ready', charged: 0, failedProbe: true });
   });
 });
 

@@ -8,7 +8,7 @@ import { type Item, ItemReader } from '../../lambdas/adapters/attribute-values';
 import { readBreaker } from '../../lambdas/adapters/control-items';
 import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
 import type { ControlPort } from '../../lambdas/consumer/ports';
-import type { BreakerRecord } from '../../lambdas/core/breaker';
+import type { BreakerRecord, ProbeResult } from '../../lambdas/core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../../lambdas/core/isolation';
 import type { FailureEvent } from '../../lambdas/core/outage';
 
@@ -16,6 +16,8 @@ export interface StoredBreaker {
   readonly record: BreakerRecord;
   readonly probeSuccesses: number;
   readonly probeFailures: number;
+  /** Absent: none (the state machine sets it to 0 at each window; older tests leave it out). */
+  readonly probeRepeatFailures?: number;
 }
 
 export class MemoryControl implements ControlPort {
@@ -126,13 +128,15 @@ export class MemoryControl implements ControlPort {
     return { tripped: true, epoch };
   }
 
-  async recordProbe(result: 'success' | 'failure'): Promise<{ readonly counted: boolean }> {
+  async recordProbe(result: ProbeResult): Promise<{ readonly counted: boolean }> {
     const breaker = this.breaker;
     if (this.garbledBreaker !== undefined || breaker?.record.state !== 'half-open') return { counted: false };
-    this.breaker =
-      result === 'success'
-        ? { ...breaker, probeSuccesses: breaker.probeSuccesses + 1 }
-        : { ...breaker, probeFailures: breaker.probeFailures + 1 };
+    if (result === 'success') this.breaker = { ...breaker, probeSuccesses: breaker.probeSuccesses + 1 };
+    else {
+      const repeated = result === 'repeated-failure' ? 1 : 0;
+      const probeRepeatFailures = (breaker.probeRepeatFailures ?? 0) + repeated;
+      this.breaker = { ...breaker, probeFailures: breaker.probeFailures + 1, probeRepeatFailures };
+    }
     return { counted: true };
   }
 
@@ -168,6 +172,8 @@ export class MemoryControl implements ControlPort {
 /** As control-items.ts reads the item: a half-open breaker carries its window's probe counts. */
 function breakerAsRead(breaker: StoredBreaker): BreakerRecord {
   const record = structuredClone(breaker.record);
-  const { probeSuccesses, probeFailures } = breaker;
-  return record.state === 'half-open' ? { ...record, probeSuccesses, probeFailures } : record;
+  const { probeSuccesses, probeFailures, probeRepeatFailures = 0 } = breaker;
+  return record.state === 'half-open'
+    ? { ...record, probeSuccesses, probeFailures, probeRepeatFailures }
+    : record;
 }

@@ -134,6 +134,7 @@ export class MemoryLedger implements LedgerPort {
         item.lastEndedAt = failure.now.toISOString();
         if (failure.lastError) item.lastError = { ...failure.lastError };
         if (failure.crashed === true) item.lastAttemptCrashed = true;
+        if (failure.failedProbe === true) item.failedProbe = true;
         delete item.envId;
       },
       (current) => current.state === 'ready' && current.attemptId === attemptId,
@@ -218,6 +219,7 @@ export class MemoryLedger implements LedgerPort {
     delete current.unrepeatable;
     delete current.quarantineId;
     delete current.envId;
+    delete current.failedProbe;
     return copy(current);
   }
 

@@ -116,6 +116,7 @@ export function motoWorld(): PortsWorld {
           return {
             successes: Number(Item?.probeSuccesses?.N ?? 0),
             failures: Number(Item?.probeFailures?.N ?? 0),
+            repeated: Number(Item?.probeRepeatFailures?.N ?? 0),
           };
         },
         async freezeReplay() {

@@ -34,7 +34,11 @@ export interface Arrange {
   putBreaker(record: BreakerRecord): Promise<void>;
   /** The breaker item as a person or a bug garbled it: these attributes, key included. */
   putGarbledBreaker(item: Item): Promise<void>;
-  probeCounts(): Promise<{ readonly successes: number; readonly failures: number }>;
+  probeCounts(): Promise<{
+    readonly successes: number;
+    readonly failures: number;
+    readonly repeated: number;
+  }>;
   /** `pq replay freeze`. */
   freezeReplay(): Promise<void>;
   /** The stored objects of a quarantine id, as an operator reads them back. */
@@ -95,6 +99,7 @@ export function memoryWorld(): PortsWorld {
           return {
             successes: control.breaker?.probeSuccesses ?? 0,
             failures: control.breaker?.probeFailures ?? 0,
+            repeated: control.breaker?.probeRepeatFailures ?? 0,
           };
         },
         async freezeReplay() {
