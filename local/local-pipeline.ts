@@ -1,19 +1,17 @@
 /**
  * The whole pipeline on the embedded local AWS: moto, the demo stack synthesized and deployed
  * from its own template, the outside system the demo worker calls, and the event-source runner
- * playing Lambda with the consumer's bundled code (or, given faults, the same consumer bundled with
- * a fault injector over its ports: local/faults/fault-run.ts). Used by the rehearsal and the
- * end-to-end tests.
+ * playing Lambda with the consumer's bundled code on the Node.js its runtime names (or, given
+ * faults, the same consumer bundled with a fault injector over its ports: local/faults/fault-run.ts).
+ * Used by the rehearsal and the end-to-end tests.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
-import { App } from 'aws-cdk-lib';
 import { ENV } from '../contract/env';
 import { type AwsClients, createClients } from '../lambdas/adapters/clients';
 import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../lambdas/demo/worker';
-import { DEMO_PROCESSOR_ENTRY, DemoStack, type DemoStackProps } from '../lib/demo-stack';
+import { DEMO_PROCESSOR_ENTRY, type DemoStackProps } from '../lib/demo-stack';
+import { DemoAssembly } from './demo-assembly';
 import { deployCdkOut, type LocalFunction, type LocalStack } from './deploy';
 import { type FaultRun, prepareFaultRun } from './faults/fault-run';
 import type { FaultSpec } from './faults/shared-plan';
@@ -38,6 +36,12 @@ export interface LocalPipelineOptions {
    * @default - none: the runner runs the consumer exactly as bundled for deployment
    */
   readonly faults?: readonly FaultSpec[];
+  /**
+   * Where to synthesize the stack; pipelines started with the same assembly share one bundle of
+   * the consumer. Whoever made it removes it after the last of them stopped.
+   * @default - an assembly of this pipeline's own, removed when it stops
+   */
+  readonly assembly?: DemoAssembly;
 }
 
 export interface LocalPipeline {
@@ -56,13 +60,13 @@ export interface LocalPipeline {
 
 export async function startLocalPipeline(options: LocalPipelineOptions = {}): Promise<LocalPipeline> {
   const stackName = options.stackName ?? 'PoisonQuarantineDemo';
-  const cdkOut = mkdtempSync(path.join(tmpdir(), 'pq-cdk-out-'));
-  const cleanups: (() => Promise<void> | void)[] = [() => rmSync(cdkOut, { recursive: true, force: true })];
+  const assembly = options.assembly ?? new DemoAssembly();
+  const cleanups: (() => Promise<void> | void)[] = options.assembly ? [] : [() => assembly.remove()];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
   try {
-    synthesize(stackName, cdkOut, options.pipeline);
+    const cdkOut = assembly.synthesize(stackName, options.pipeline);
     const aws = await startLocalAws();
     cleanups.push(() => aws.stop());
     const clients = createClients({
@@ -100,14 +104,13 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
       queueArn: env(ENV.sourceQueueArn),
       region: aws.region,
       fifo: env(ENV.fifo) === 'true',
+      runtime: consumer.runtime,
       handler: faults?.handler ?? { file: path.join(consumer.assetPath, 'index.js'), exportName: 'handler' },
       environment: {
         ...consumer.environment,
         [ENV.endpoint]: aws.endpoint,
         [DEMO_OUTSIDE_SYSTEM_URL_ENV]: outside.url,
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        // Lambda runs the newest Node.js; the SDK's "upgrade from Node 20" notice is local noise.
-        NODE_NO_WARNINGS: '1',
         ...faults?.environment,
       },
       functionName: consumer.functionName,
@@ -126,12 +129,4 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
     await stop();
     throw error;
   }
-}
-
-function synthesize(stackName: string, outdir: string, pipeline: DemoStackProps['pipeline']): void {
-  // The CDK CLI turns asset metadata on itself; an in-process app must ask for it, or the
-  // function's code directory (aws:asset:path) is not recorded.
-  const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
-  new DemoStack(app, stackName, { pipeline });
-  app.synth();
 }

@@ -5,6 +5,7 @@
  * the `progress` callback (stderr in main.ts); every pipeline started is stopped, whatever happens.
  */
 import { Duration } from 'aws-cdk-lib';
+import { DemoAssembly } from '../demo-assembly';
 import type { FaultFiring } from '../faults/fault-run';
 import { type LocalPipeline, startLocalPipeline } from '../local-pipeline';
 import { type ConsumerLog, type Death, watchConsumerLog } from './consumer-log';
@@ -62,11 +63,24 @@ export type ScenarioOutcome =
  * Runs several scenarios at once, each on its own pipeline. Every pipeline is up before any
  * message is sent: synthesizing a stack blocks this process for seconds, and the runner's
  * timers live here, so a synth during another scenario's play could make a healthy invocation
- * look timed out.
+ * look timed out. The stacks share one assembly, so the consumer is bundled once.
  */
 export async function runScenarios(
   scenarios: readonly Scenario[],
   options: RunOptions = {},
+): Promise<ScenarioOutcome[]> {
+  const assembly = new DemoAssembly();
+  try {
+    return await runScenariosIn(assembly, scenarios, options);
+  } finally {
+    assembly.remove();
+  }
+}
+
+async function runScenariosIn(
+  assembly: DemoAssembly,
+  scenarios: readonly Scenario[],
+  options: RunOptions,
 ): Promise<ScenarioOutcome[]> {
   const failed = (scenario: Scenario, error: Error) => {
     say(scenario, options, options.signal?.aborted ? 'interrupted' : `could not run: ${error.message}`);
@@ -74,7 +88,7 @@ export async function runScenarios(
   };
   const started = await Promise.all(
     scenarios.map((scenario) =>
-      startPipeline(scenario, options).then(
+      startPipeline(scenario, assembly, options).then(
         (up) => ({ scenario, up }),
         (error: Error) => failed(scenario, error),
       ),
@@ -105,10 +119,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   return outcome.run;
 }
 
-async function startPipeline(scenario: Scenario, options: RunOptions) {
+async function startPipeline(scenario: Scenario, assembly: DemoAssembly, options: RunOptions) {
   const started = Date.now();
   say(scenario, options, 'starting the local AWS and deploying the demo stack');
   const pipeline = await startLocalPipeline({
+    assembly,
     pipeline: pipelineProps(scenario),
     environments: scenario.environments,
     forwardLogs: options.forwardLogs ?? false,

@@ -11,6 +11,8 @@ export type Emit = <E extends RunnerEventName>(event: E, payload: RunnerEvents[E
 
 export interface PoolSettings {
   readonly identity: FunctionIdentity;
+  /** The node executable of the function's runtime (lambda-node.ts). */
+  readonly node: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly forwardLogs: boolean;
   readonly signal: AbortSignal;
@@ -88,6 +90,7 @@ export class EnvironmentPool {
     const id = `env-${this.attempts}`;
     const starting = ExecutionEnvironment.start({
       id,
+      node: this.settings.node,
       handler: this.settings.identity.handler,
       variables: functionVariables(
         this.settings.identity,

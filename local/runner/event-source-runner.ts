@@ -12,6 +12,7 @@ import { listedIdentifiers, settleBatch } from './batch-response';
 import { EnvironmentPool } from './environment-pool';
 import type { ExecutionEnvironment, InvocationOutcome } from './execution-environment';
 import { accountIdOf, endpointOf, type FunctionIdentity, functionArnOf } from './function-identity';
+import { currentRuntime, nodeFor } from './lambda-node';
 import { isPollingState, type MappingSettings, readMapping, watchMapping } from './mapping-state';
 import { pause } from './pause';
 import { deleteRecords, readVisibilityTimeoutSeconds, receiveBatch } from './queue-io';
@@ -74,11 +75,13 @@ class Runner {
       region: options.region,
       accountId: accountIdOf(options.queueArn),
       memoryMiB: options.memoryMiB ?? 128,
+      runtime: options.runtime ?? currentRuntime(),
       handler: options.handler,
       endpoint,
     };
     this.pool = new EnvironmentPool({
       identity: this.identity,
+      node: nodeFor(this.identity.runtime),
       environment: options.environment,
       forwardLogs: options.forwardLogs ?? true,
       signal: this.abort.signal,

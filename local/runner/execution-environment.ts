@@ -12,6 +12,8 @@ import type { HandlerRef } from './types';
 
 export interface EnvironmentSpec {
   readonly id: string;
+  /** The node executable the process runs on (the function's runtime: lambda-node.ts). */
+  readonly node: string;
   readonly handler: HandlerRef;
   /** The complete process environment (see function-identity.ts). */
   readonly variables: Readonly<Record<string, string>>;
@@ -78,6 +80,7 @@ export class ExecutionEnvironment {
   /** Forks the process and waits for the handler module to load (a cold start). */
   static async start(spec: EnvironmentSpec): Promise<ExecutionEnvironment> {
     const child = fork(BOOTSTRAP, [spec.handler.file, spec.handler.exportName], {
+      execPath: spec.node,
       env: spec.variables,
       execArgv: [
         ...(extname(spec.handler.file) === '.ts' ? ['--import', TSX_LOADER] : []),

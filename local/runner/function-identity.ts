@@ -14,6 +14,8 @@ export interface FunctionIdentity {
   /** Taken from the queue ARN: the local AWS has one account. */
   readonly accountId: string;
   readonly memoryMiB: number;
+  /** Lambda's runtime identifier, e.g. `nodejs24.x`. */
+  readonly runtime: string;
   readonly handler: HandlerRef;
   /** The local AWS endpoint, when the runner's clients have one. */
   readonly endpoint?: string;
@@ -54,7 +56,7 @@ export function functionVariables(
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     ...(identity.endpoint ? { AWS_ENDPOINT_URL: identity.endpoint } : {}),
-    AWS_EXECUTION_ENV: `AWS_Lambda_nodejs${process.versions.node.split('.')[0]}.x`,
+    AWS_EXECUTION_ENV: `AWS_Lambda_${identity.runtime}`,
     AWS_LAMBDA_FUNCTION_NAME: identity.functionName,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(identity.memoryMiB),

@@ -34,6 +34,13 @@ export interface RunnerOptions {
    */
   readonly environment: Readonly<Record<string, string>>;
   readonly functionName: string;
+  /**
+   * Lambda's runtime identifier (`nodejs24.x`): every execution environment runs on that major
+   * version of Node.js, this process's own when it is that version, else the project's
+   * (.venv/node/bin/node, installed by local/ensure-venv.mjs); the start fails when neither is.
+   * @default - the runtime of the Node.js running the runner
+   */
+  readonly runtime?: string;
   /** The invocation is SIGKILLed when it runs longer than this. */
   readonly functionTimeoutMs: number;
   /**

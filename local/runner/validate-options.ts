@@ -3,6 +3,7 @@
  * value at once, so a scenario fails at start and not with a confusing runtime symptom.
  */
 import { extname, isAbsolute } from 'node:path';
+import { isNodeRuntime } from './lambda-node';
 import type { RunnerOptions } from './types';
 
 const HANDLER_EXTENSIONS = ['.js', '.cjs', '.mjs', '.ts'];
@@ -20,6 +21,10 @@ export function validateOptions(options: RunnerOptions): void {
   check(
     HANDLER_EXTENSIONS.includes(extname(options.handler.file)),
     `handler.file must end with ${HANDLER_EXTENSIONS.join(', ')} (given ${options.handler.file})`,
+  );
+  check(
+    options.runtime === undefined || isNodeRuntime(options.runtime),
+    `runtime must be a Node.js runtime such as nodejs24.x (given ${options.runtime})`,
   );
   check(
     options.functionTimeoutMs > 0,
