@@ -1,6 +1,6 @@
 /**
  * Finds a deployment from its consumer function, the same way against AWS, LocalStack and the
- * embedded moto: the function's environment names the tables, bucket, queue and state machine
+ * embedded moto: the function's environment names the tables, bucket, queue and state machines
  * (contract/env.ts, read with the consumer's own parseConfig), and its event source mapping is
  * the one Lambda lists for it. Nothing else has to be configured on the operator's machine.
  */
@@ -68,7 +68,7 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
     controlItems: new OperatorControl(dynamodb, config.controlTable, config.policy.breakerCooldownSeconds),
     claims: new RefusingReplayClaims(new ReplayClaims(dynamodb, config.quarantineTable)),
     queue: new SourceQueue(sqs, config.sourceQueueUrl),
-    operations: new Operations(sfn, config.stateMachineArn),
+    operations: new Operations(sfn, config.stateMachines),
     whoAmI: () => {
       caller ??= callerArn(sts).then((Arn) => {
         if (!Arn) throw new Error('STS GetCallerIdentity returned no Arn: cannot record who acts');

@@ -13,7 +13,7 @@ ${lines.join('\n')}
 
 Finding the pipeline (every command):
   --function NAME   the consumer Lambda function (or PQ_FUNCTION). pq reads the tables, bucket,
-                    queue and state machine from its environment: nothing else to configure
+                    queue and state machines from its environment: nothing else to configure
   --region REGION   its region (or AWS_REGION / AWS_DEFAULT_REGION)
   --endpoint URL    LocalStack or another local AWS instead of AWS (or AWS_ENDPOINT_URL)
   --json            one JSON document on stdout, for scripts

@@ -11,8 +11,10 @@ export const ENV = {
   quarantineBucket: 'PQ_QUARANTINE_BUCKET',
   /** Name of the control-state table (breaker, isolation trial, failure window, freeze). */
   controlTable: 'PQ_CONTROL_TABLE',
-  /** ARN of the operations state machine. */
-  stateMachineArn: 'PQ_STATE_MACHINE_ARN',
+  /** ARN of the pause state machine (rules 7 and 11): runs `pause-<epoch>`. */
+  pauseStateMachineArn: 'PQ_PAUSE_STATE_MACHINE_ARN',
+  /** ARN of the outcome-unknown verification state machine (rule 8): runs `ou-<quarantine id>`. */
+  verificationStateMachineArn: 'PQ_VERIFICATION_STATE_MACHINE_ARN',
   /** URL of the source queue (for visibility changes and replays). */
   sourceQueueUrl: 'PQ_SOURCE_QUEUE_URL',
   /** ARN of the source queue (recorded as evidence). */

@@ -1,5 +1,5 @@
 /**
- * How the operations state machine's executions are named (lambdas/core/ids.ts builds the names):
+ * How the operations state machines' executions are named (lambdas/core/ids.ts builds the names):
  * the consumer and the CLI start and describe them by name, and IAM scopes who may describe
  * them by these prefixes (lib/poison-quarantine.ts).
  */
@@ -11,8 +11,9 @@ export const EXECUTION_NAME_PREFIX = {
 } as const;
 
 /**
- * `kind` of an execution input: the state machine routes on it (lib/operations-state-machine.ts),
- * the consumer and the CLI start executions with it (lambdas/adapters/operations.ts).
+ * `kind` of an execution input: each state machine accepts its own kind only and refuses any
+ * other (lib/operations/pause-state-machine.ts, verification-state-machine.ts); the consumer and
+ * the CLI start executions with it (lambdas/adapters/operations.ts).
  */
 export const EXECUTION_INPUT_KIND = { outcomeUnknown: 'outcome-unknown', pause: 'pause' } as const;
 

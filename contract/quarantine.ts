@@ -1,7 +1,7 @@
 /**
  * The statuses of a quarantine record (docs/design.md, "Quarantine table"). The consumer writes
  * `open` and `awaiting-operator`, the operator CLI claims a replay with `replaying`, and the
- * operations state machine and the CLI close a record as `resolved` or `replayed`.
+ * verification state machine and the CLI close a record as `resolved` or `replayed`.
  */
 export const QUARANTINE_STATUS = {
   open: 'open',

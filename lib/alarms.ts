@@ -8,8 +8,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { BREAKER_UNREADABLE_LOG_EVENT, QUARANTINED_LOG_EVENT } from '../contract/log-events';
-
 import { OPERATIONS_METRIC } from './operations/protocol';
+
 /** Namespace of the metrics poison-quarantine derives from its consumer's logs. */
 export const METRIC_NAMESPACE = 'PoisonQuarantine';
 
@@ -22,8 +22,8 @@ export interface QuarantineAlarmsProps {
   readonly oldestMessageAge: Duration;
   /** A pause that has kept consumption stopped for longer than this raises an alarm. */
   readonly pausedTooLong: Duration;
-  /** The operations state machine, whose executions carry the operator's waits and pauses. */
-  readonly operations: sfn.IStateMachine;
+  /** The operations state machines: the pauses, and the operator's waits on outcome-unknown records. */
+  readonly stateMachines: { readonly pause: sfn.IStateMachine; readonly verification: sfn.IStateMachine };
 }
 
 /** What an operator must hear about, each alarm sent to the topic. */
@@ -74,13 +74,22 @@ export class QuarantineAlarms extends Construct {
     });
     this.addBreakerUnreadableAlarm(props);
     this.addOperatorWaitAlarms(props);
-    this.addOperationsAlarms(props.operations);
+    this.addExecutionAlarms(
+      'Pause',
+      props.stateMachines.pause,
+      'a paused consumer may have no run left to resume it: pq status, then pq resume.',
+    );
+    this.addExecutionAlarms(
+      'Verification',
+      props.stateMachines.verification,
+      'an outcome-unknown record may wait without its execution: pq show, then pq verify.',
+    );
   }
 
   /**
-   * The operations state machine publishes how long a pause has stopped consumption (at each
-   * failed probe and each overdue stop) and every outcome-unknown decision overdue by a heartbeat
-   * (lib/operations/protocol.ts OPERATIONS_METRIC), per queue.
+   * The pause state machine publishes how long a pause has stopped consumption (at each
+   * failed probe and each overdue stop), the verification state machine every outcome-unknown
+   * decision overdue by a heartbeat (lib/operations/protocol.ts OPERATIONS_METRIC), per queue.
    */
   private addOperatorWaitAlarms(props: QuarantineAlarmsProps): void {
     const metric = (metricName: string, statistic: string) =>
@@ -135,24 +144,24 @@ export class QuarantineAlarms extends Construct {
   }
 
   /**
-   * No execution of the operations state machine ends this way in normal work: its waits escalate
+   * No execution of an operations state machine ends this way in normal work: its waits escalate
    * and wait again, and nothing stops them. One that does leaves a record without its decision or
    * a pause without its resume. One alarm per metric: Step Functions publishes them only when they
    * happen, and a sum of such series has no value where one of them has no data.
    */
-  private addOperationsAlarms(operations: sfn.IStateMachine): void {
+  private addExecutionAlarms(name: string, machine: sfn.IStateMachine, lost: string): void {
     const period = Duration.minutes(1);
-    const lost = 'an operator wait or a pause may be lost: look at the execution (its history).';
-    this.add('OperationsFailed', `An operations execution failed: ${lost}`, {
-      metric: operations.metricFailed({ period }),
+    const what = `A ${name.toLowerCase()} execution`;
+    this.add(`${name}ExecutionsFailed`, `${what} failed: ${lost}`, {
+      metric: machine.metricFailed({ period }),
       threshold: 0,
     });
-    this.add('OperationsTimedOut', `An operations execution timed out: ${lost}`, {
-      metric: operations.metricTimedOut({ period }),
+    this.add(`${name}ExecutionsTimedOut`, `${what} timed out: ${lost}`, {
+      metric: machine.metricTimedOut({ period }),
       threshold: 0,
     });
-    this.add('OperationsAborted', `An operations execution was stopped: ${lost}`, {
-      metric: operations.metricAborted({ period }),
+    this.add(`${name}ExecutionsAborted`, `${what} was stopped: ${lost}`, {
+      metric: machine.metricAborted({ period }),
       threshold: 0,
     });
   }

@@ -15,7 +15,8 @@ import { EXECUTION_NAME_PREFIX } from '../contract/executions';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
-import { OperationsStateMachine } from './operations-state-machine';
+import { PauseStateMachine } from './operations/pause-state-machine';
+import { VerificationStateMachine } from './operations/verification-state-machine';
 import { type PoisonQuarantineProps, validateProps } from './poison-quarantine-props';
 import { QuarantineStorage } from './quarantine-storage';
 import { StateTables } from './state-tables';
@@ -25,7 +26,7 @@ export type { PoisonQuarantineProps } from './poison-quarantine-props';
 /**
  * An SQS queue wired to a Lambda consumer that records every attempt before its work starts,
  * quarantines poison messages with their exact content and evidence, and hands what needs a
- * person or a pause to a Step Functions state machine. See README.md for the behaviour.
+ * person or a pause to two Step Functions state machines. See README.md for the behaviour.
  */
 export class PoisonQuarantine extends Construct {
   public readonly queue: sqs.IQueue;
@@ -38,15 +39,16 @@ export class PoisonQuarantine extends Construct {
   public readonly quarantineTable: dynamodb.Table;
   public readonly quarantineBucket: s3.Bucket;
   public readonly topic: sns.ITopic;
-  public readonly stateMachine: sfn.StateMachine;
+  /** Rules 7 and 11: disables the event source mapping, probes, and restores it (`pause-<epoch>`). */
+  public readonly pauseStateMachine: sfn.StateMachine;
+  /** Rule 8: an outcome-unknown record waits for an operator's decision (`ou-<quarantine id>`). */
+  public readonly verificationStateMachine: sfn.StateMachine;
   public readonly alarms: QuarantineAlarms;
   private readonly storage: QuarantineStorage;
-  /** Every run of every pause (`pause-<epoch>`, `pause-<epoch>-r<n>`): their status is read. */
-  private readonly pauseRunsArn: string;
-  private readonly pauseRunsName: string;
-  /** Every outcome-unknown wait (`ou-<quarantine id>`): pq verify reads whether it still runs. */
-  private readonly verificationRunsArn: string;
-  private readonly verificationRunsName: string;
+  /** Its runs are every run of every pause (`pause-<epoch>`, `pause-<epoch>-r<n>`): their status is read. */
+  private readonly pauseMachine: OperationsMachineNames;
+  /** Its runs are the outcome-unknown waits (`ou-<quarantine id>`): pq verify reads whether one still runs. */
+  private readonly verificationMachine: OperationsMachineNames;
 
   constructor(scope: Construct, id: string, props: PoisonQuarantineProps) {
     super(scope, id);
@@ -73,26 +75,12 @@ export class PoisonQuarantine extends Construct {
     this.quarantineBucket = storage.bucket;
     this.topic = props.alarmTopic ?? this.createTopic();
 
-    // A fixed state machine name lets the consumer's environment name it without a reference:
-    // the state machine refers to the event source mapping, which refers to the consumer.
-    const stateMachineName = `${Names.uniqueResourceName(this, { maxLength: 76, separator: '-' })}-ops`;
-    const stateMachineArn = Stack.of(this).formatArn({
-      service: 'states',
-      resource: 'stateMachine',
-      resourceName: stateMachineName,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-    const executionsNamed = (prefix: string) =>
-      Stack.of(this).formatArn({
-        service: 'states',
-        resource: 'execution',
-        resourceName: `${stateMachineName}:${prefix}*`,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      });
-    this.pauseRunsName = `${stateMachineName}:${EXECUTION_NAME_PREFIX.pause}*`;
-    this.pauseRunsArn = executionsNamed(EXECUTION_NAME_PREFIX.pause);
-    this.verificationRunsName = `${stateMachineName}:${EXECUTION_NAME_PREFIX.outcomeUnknown}*`;
-    this.verificationRunsArn = executionsNamed(EXECUTION_NAME_PREFIX.outcomeUnknown);
+    this.pauseMachine = operationsMachineNames(this, 'pause', EXECUTION_NAME_PREFIX.pause);
+    this.verificationMachine = operationsMachineNames(
+      this,
+      'verification',
+      EXECUTION_NAME_PREFIX.outcomeUnknown,
+    );
 
     this.consumer = new ConsumerFunction(this, 'Consumer', {
       processorEntry: props.processorEntry,
@@ -101,7 +89,7 @@ export class PoisonQuarantine extends Construct {
       logRetention,
       environment: {
         ...props.environment,
-        ...this.runtimeEnvironment(props, tables, storage, stateMachineArn),
+        ...this.runtimeEnvironment(props, tables, storage),
         [ENV.consumerTimeoutSeconds]: String(consumerTimeout.toSeconds()),
       },
     });
@@ -112,21 +100,30 @@ export class PoisonQuarantine extends Construct {
       reportBatchItemFailures: true,
     });
     this.consumer.addEventSource(this.eventSource);
-    this.grantConsumer(tables, storage, stateMachineArn);
+    this.grantConsumer(tables, storage);
 
-    this.stateMachine = new OperationsStateMachine(this, 'Operations', {
-      stateMachineName,
-      eventSourceMappingId: this.eventSource.eventSourceMappingId,
-      eventSourceMappingArn: this.eventSource.eventSourceMappingArn,
-      quarantineTable: this.quarantineTable,
-      attemptsTable: this.attemptsTable,
-      controlTable: this.controlTable,
+    const operations = {
       topic: this.topic,
       queueArn: this.queue.queueArn,
       logRetention,
       operatorHeartbeat: props.operatorHeartbeat ?? Duration.seconds(DEFAULTS.operatorHeartbeatSeconds),
       operatorTimeout: props.operatorTimeout ?? Duration.seconds(DEFAULTS.operatorTimeoutSeconds),
+    };
+    this.pauseStateMachine = new PauseStateMachine(this, 'Pause', {
+      ...operations,
+      stateMachineName: this.pauseMachine.name,
+      eventSourceMapping: {
+        id: this.eventSource.eventSourceMappingId,
+        arn: this.eventSource.eventSourceMappingArn,
+      },
+      controlTable: this.controlTable,
       pauseDefaults: breakerTimings(props),
+    }).stateMachine;
+    this.verificationStateMachine = new VerificationStateMachine(this, 'Verification', {
+      ...operations,
+      stateMachineName: this.verificationMachine.name,
+      quarantineTable: this.quarantineTable,
+      attemptsTable: this.attemptsTable,
     }).stateMachine;
 
     this.alarms = new QuarantineAlarms(this, 'Alarms', {
@@ -137,7 +134,7 @@ export class PoisonQuarantine extends Construct {
       consumerLogGroup: this.consumer.logGroup,
       oldestMessageAge: props.oldestMessageAgeAlarm ?? Duration.minutes(15),
       pausedTooLong: props.pausedTooLongAlarm ?? Duration.hours(1),
-      operations: this.stateMachine,
+      stateMachines: { pause: this.pauseStateMachine, verification: this.verificationStateMachine },
     });
   }
 
@@ -216,18 +213,19 @@ export class PoisonQuarantine extends Construct {
       }),
       // ListEventSourceMappings supports no resource-level permissions.
       iam.Grant.addToPrincipal({ grantee, actions: ['lambda:ListEventSourceMappings'], resourceArns: ['*'] }),
-      // status names the runs of an open breaker's pause; resume and hold start the next one
-      // when none is running, or nothing would read their action.
+      // resume, hold and reset-breaker start the next pause run when none is running, or
+      // nothing would read their action. No command starts a verification.
       iam.Grant.addToPrincipal({
         grantee,
         actions: ['states:StartExecution'],
-        resourceArns: [this.stateMachine.stateMachineArn],
+        resourceArns: [this.pauseStateMachine.stateMachineArn],
       }),
-      // verify checks that a record's execution still waits before it answers through it.
+      // status names the runs of an open breaker's pause; verify checks that a record's
+      // execution still waits before it answers through it.
       iam.Grant.addToPrincipal({
         grantee,
         actions: ['states:DescribeExecution'],
-        resourceArns: [this.pauseRunsArn, this.verificationRunsArn],
+        resourceArns: [this.pauseMachine.runsArn, this.verificationMachine.runsArn],
       }),
     ];
   }
@@ -251,28 +249,18 @@ export class PoisonQuarantine extends Construct {
           'the operator may only get objects under the quarantine prefix, never put or delete them.',
       },
       {
-        id: this.pauseRunsFinding(),
+        id: executionsFinding(this.pauseMachine),
         reason:
           'A pause episode may need several runs, named as they are needed; the operator may only ' +
           'describe pause executions, to see whether one drives an open breaker back.',
       },
       {
-        id: this.executionsFinding(this.verificationRunsName),
+        id: executionsFinding(this.verificationMachine),
         reason:
           'Each outcome-unknown record has its own execution (ou-<quarantine id>); the operator may only ' +
           'describe them, to answer a record whose execution is gone on the record itself.',
       },
     );
-  }
-
-  /** The cdk-nag finding of a grant on every run of every pause. */
-  private pauseRunsFinding(): string {
-    return this.executionsFinding(this.pauseRunsName);
-  }
-
-  /** The cdk-nag finding of a grant on every execution whose name matches `name` (with a `*`). */
-  private executionsFinding(name: string): string {
-    return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}]`;
   }
 
   /** The cdk-nag finding of a grant on every object under the quarantine prefix. */
@@ -319,7 +307,6 @@ export class PoisonQuarantine extends Construct {
     props: PoisonQuarantineProps,
     tables: StateTables,
     storage: QuarantineStorage,
-    stateMachineArn: string,
   ): Record<string, string> {
     const optional = (name: string, value: number | string | undefined) =>
       value === undefined ? {} : { [name]: String(value) };
@@ -329,7 +316,8 @@ export class PoisonQuarantine extends Construct {
       [ENV.controlTable]: tables.control.tableName,
       [ENV.quarantineTable]: storage.table.tableName,
       [ENV.quarantineBucket]: storage.bucket.bucketName,
-      [ENV.stateMachineArn]: stateMachineArn,
+      [ENV.pauseStateMachineArn]: this.pauseMachine.arn,
+      [ENV.verificationStateMachineArn]: this.verificationMachine.arn,
       [ENV.sourceQueueUrl]: this.queue.queueUrl,
       [ENV.sourceQueueArn]: this.queue.queueArn,
       [ENV.fifo]: String(this.queue.fifo),
@@ -352,7 +340,7 @@ export class PoisonQuarantine extends Construct {
   }
 
   /** Least privilege: the consumer writes quarantine content but can never read or delete it. */
-  private grantConsumer(tables: StateTables, storage: QuarantineStorage, stateMachineArn: string): void {
+  private grantConsumer(tables: StateTables, storage: QuarantineStorage): void {
     const role = this.consumer.role as iam.IRole;
     const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
       role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources, conditions }));
@@ -376,9 +364,10 @@ export class PoisonQuarantine extends Construct {
     // the condition lets only COUNT queries through, which return a number and no item.
     allow(['dynamodb:Query'], [storage.byStatusIndexArn], { StringEquals: { 'dynamodb:Select': 'COUNT' } });
     allow(['s3:PutObject'], [storage.bucket.arnForObjects(`${QUARANTINE_PREFIX}*`)]);
-    allow(['states:StartExecution'], [stateMachineArn]);
+    // A trip starts a pause; an outcome-unknown quarantine starts its verification.
+    allow(['states:StartExecution'], [this.pauseMachine.arn, this.verificationMachine.arn]);
     // An open breaker must always have a live pause: the consumer reads its pause runs' status.
-    allow(['states:DescribeExecution'], [this.pauseRunsArn]);
+    allow(['states:DescribeExecution'], [this.pauseMachine.runsArn]);
     // Backoff and early acknowledgements of finished records (lambdas/consumer/batch.ts).
     allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'], [this.queue.queueArn]);
     Validations.of(role).acknowledge(
@@ -389,13 +378,50 @@ export class PoisonQuarantine extends Construct {
           'the consumer may only put objects under the quarantine prefix, never read or delete them.',
       },
       {
-        id: this.pauseRunsFinding(),
+        id: executionsFinding(this.pauseMachine),
         reason:
           'A pause episode may need several runs (pause-<epoch>, pause-<epoch>-r2, ...), named as they ' +
           'are needed; the consumer may only describe its own pause executions, to restart a dead one.',
       },
     );
   }
+}
+
+/** An operations state machine's fixed name and ARN, and the name pattern and ARN of one kind of its runs. */
+interface OperationsMachineNames {
+  readonly name: string;
+  readonly arn: string;
+  /** `<machine name>:<execution prefix>*` */
+  readonly runsName: string;
+  readonly runsArn: string;
+}
+
+/**
+ * A fixed state machine name lets the consumer's environment name it without a reference: the
+ * pause machine refers to the event source mapping, which refers to the consumer.
+ */
+function operationsMachineNames(
+  scope: Construct,
+  suffix: string,
+  runsPrefix: string,
+): OperationsMachineNames {
+  // Step Functions allows 80 characters.
+  const base = Names.uniqueResourceName(scope, { maxLength: 80 - suffix.length - 1, separator: '-' });
+  const name = `${base}-${suffix}`;
+  const runsName = `${name}:${runsPrefix}*`;
+  const arn = (resource: string, resourceName: string) =>
+    Stack.of(scope).formatArn({
+      service: 'states',
+      resource,
+      resourceName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  return { name, arn: arn('stateMachine', name), runsName, runsArn: arn('execution', runsName) };
+}
+
+/** The cdk-nag finding of a grant on every run of one kind (a name ending in `*`). */
+function executionsFinding(machine: OperationsMachineNames): string {
+  return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${machine.runsName}]`;
 }
 
 /** The breaker timings in seconds: the props, or the contract's defaults. */

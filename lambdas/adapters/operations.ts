@@ -1,7 +1,7 @@
 /**
- * The operations state machine (docs/design.md, "Step Functions input"): what needs a person or
- * a pause. Execution names are deterministic (`ou-<quarantine id>`, `pause-<epoch>`), so a
- * retry never starts a second execution for the same record or pause.
+ * The operations state machines (docs/design.md, "Execution inputs"): what needs a person or
+ * a pause, each kind on its own machine. Execution names are deterministic (`ou-<quarantine id>`,
+ * `pause-<epoch>`), so a retry never starts a second execution for the same record or pause.
  */
 import {
   DescribeExecutionCommand,
@@ -17,6 +17,7 @@ import {
   PAUSE_TIMINGS,
   type PauseExecutionInput,
 } from '../../contract/executions';
+import type { StateMachineArns } from '../core/config';
 import { outcomeUnknownExecutionName, pauseExecutionName } from '../core/ids';
 import { describeSdkError, isSdkError, OperationsUnavailableError, TaskTokenRejectedError } from './errors';
 
@@ -34,6 +35,11 @@ export type PauseInput = Omit<PauseExecutionInput, 'kind'>;
 
 /** Runs of one pause episode before the consumer gives up restarting it and leaves it to alarms. */
 export const MAX_PAUSE_RUNS = 5;
+/**
+ * The operator's own `pq resume` / `pq hold` is not held to MAX_PAUSE_RUNS: a person who fixed
+ * what failed the runs must be able to start the next one (each command starts at most one).
+ */
+export const OPERATOR_PAUSE_RUNS = Number.POSITIVE_INFINITY;
 
 /** SendTask* errors that mean the wait is over or never was: the token is no good. */
 const TOKEN_REJECTIONS = ['InvalidToken', 'TaskDoesNotExist', 'TaskTimedOut'];
@@ -41,7 +47,7 @@ const TOKEN_REJECTIONS = ['InvalidToken', 'TaskDoesNotExist', 'TaskTimedOut'];
 export class Operations {
   constructor(
     private readonly sfn: SFNClient,
-    private readonly stateMachineArn: string,
+    private readonly stateMachines: StateMachineArns,
   ) {}
 
   /** Rule 8: a person checks the outside system before anything else happens to this record. */
@@ -51,16 +57,20 @@ export class Operations {
       quarantineId: input.quarantineId,
       messageKey: input.messageKey,
     };
-    return this.start(outcomeUnknownExecutionName(input.quarantineId), executionInput);
+    return this.start(
+      this.stateMachines.verification,
+      outcomeUnknownExecutionName(input.quarantineId),
+      executionInput,
+    );
   }
 
   /**
    * Rules 7 and 11: disable the mapping and tell a person. Makes sure one run of the breaker
    * epoch's pause is alive: a run that exists and is running (or succeeded: it resumed) is left
    * alone; one that failed, timed out or was aborted is replaced by the next run, so an open
-   * breaker always has an execution driving it back.
+   * breaker always has an execution driving it back, up to `maxRuns` runs of the epoch.
    */
-  async startPause(input: PauseInput): Promise<StartOutcome> {
+  async startPause(input: PauseInput, maxRuns = MAX_PAUSE_RUNS): Promise<StartOutcome> {
     const pauseInput: PauseExecutionInput = {
       kind: EXECUTION_INPUT_KIND.pause,
       reason: input.reason,
@@ -71,15 +81,15 @@ export class Operations {
         PAUSE_TIMINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]),
       ),
     };
-    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+    for (let run = 1; run <= maxRuns; run++) {
       const name = pauseExecutionName(input.epoch, run);
-      const outcome = await this.start(name, pauseInput);
+      const outcome = await this.start(this.stateMachines.pause, name, pauseInput);
       if (outcome.started) return outcome;
-      const status = await this.status(name);
+      const status = await this.status(this.stateMachines.pause, name);
       if (status === 'RUNNING' || status === 'SUCCEEDED') return { started: false };
     }
     throw new OperationsUnavailableError(
-      `State machine ${this.stateMachineArn}: ${MAX_PAUSE_RUNS} runs of pause ${input.epoch} ended without resuming`,
+      `State machine ${this.stateMachines.pause}: ${maxRuns} runs of pause ${input.epoch} ended without resuming`,
     );
   }
 
@@ -89,9 +99,10 @@ export class Operations {
    */
   async pauseRuns(epoch: number): Promise<{ readonly name: string; readonly status: string }[]> {
     const runs: { name: string; status: string }[] = [];
-    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+    // Runs are numbered without gaps, and an operator's may follow the consumer's last.
+    for (let run = 1; ; run++) {
       const name = pauseExecutionName(epoch, run);
-      const status = await this.status(name);
+      const status = await this.status(this.stateMachines.pause, name);
       if (status === undefined) break;
       runs.push({ name, status });
     }
@@ -100,7 +111,7 @@ export class Operations {
 
   /** The status of a record's outcome-unknown execution; undefined when it never started. */
   async outcomeUnknownStatus(quarantineId: string): Promise<string | undefined> {
-    return this.status(outcomeUnknownExecutionName(quarantineId));
+    return this.status(this.stateMachines.verification, outcomeUnknownExecutionName(quarantineId));
   }
 
   /** An operator's answer to an open wait; `output` becomes the waiting state's result. */
@@ -116,11 +127,11 @@ export class Operations {
     );
   }
 
-  private async start(name: string, input: ExecutionInput): Promise<StartOutcome> {
+  private async start(stateMachineArn: string, name: string, input: ExecutionInput): Promise<StartOutcome> {
     try {
       const result = await this.sfn.send(
         new StartExecutionCommand({
-          stateMachineArn: this.stateMachineArn,
+          stateMachineArn,
           name,
           input: JSON.stringify(input),
         }),
@@ -129,22 +140,22 @@ export class Operations {
     } catch (error) {
       if (isSdkError(error, 'ExecutionAlreadyExists')) return { started: false };
       throw new OperationsUnavailableError(
-        `State machine ${this.stateMachineArn}: execution ${name} not started: ${describeSdkError(error)}`,
+        `State machine ${stateMachineArn}: execution ${name} not started: ${describeSdkError(error)}`,
         { cause: error },
       );
     }
   }
 
-  private async status(name: string): Promise<string | undefined> {
+  private async status(stateMachineArn: string, name: string): Promise<string | undefined> {
     // An execution's ARN is its machine's with `stateMachine` -> `execution` and its name appended.
-    const executionArn = `${this.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
     try {
       const result = await this.sfn.send(new DescribeExecutionCommand({ executionArn }));
       return result.status;
     } catch (error) {
       if (isSdkError(error, 'ExecutionDoesNotExist')) return undefined;
       throw new OperationsUnavailableError(
-        `State machine ${this.stateMachineArn}: execution ${name} not described: ${describeSdkError(error)}`,
+        `State machine ${stateMachineArn}: execution ${name} not described: ${describeSdkError(error)}`,
         { cause: error },
       );
     }

@@ -56,7 +56,7 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
       config.quarantineBucket,
       config.quarantineTable,
     ),
-    operations: new Operations(clients.sfn, config.stateMachineArn),
+    operations: new Operations(clients.sfn, config.stateMachines),
     queue: new SourceQueue(clients.sqs, config.sourceQueueUrl),
   };
   return consumerHandler({

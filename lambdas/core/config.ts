@@ -17,12 +17,20 @@ export interface BreakerTimings {
   readonly pollSeconds: number;
 }
 
+/** The two operations state machines, each running one kind of execution (contract/executions.ts). */
+export interface StateMachineArns {
+  /** Rules 7 and 11: the pause runs, `pause-<epoch>`. */
+  readonly pause: string;
+  /** Rule 8: the outcome-unknown verifications, `ou-<quarantine id>`. */
+  readonly verification: string;
+}
+
 export interface ConsumerConfig {
   readonly attemptsTable: string;
   readonly quarantineTable: string;
   readonly quarantineBucket: string;
   readonly controlTable: string;
-  readonly stateMachineArn: string;
+  readonly stateMachines: StateMachineArns;
   readonly sourceQueueUrl: string;
   readonly sourceQueueArn: string;
   readonly fifo: boolean;
@@ -34,7 +42,7 @@ export interface ConsumerConfig {
   readonly inProcessConcurrency: number;
   readonly controlCacheSeconds: number;
   readonly ledgerRetentionDays: number;
-  /** Timings the pause path of the state machine receives in its input (rule 7). */
+  /** Timings the pause state machine receives in its input (rule 7). */
   readonly breakerTimings: BreakerTimings;
   /** Dotted path into a JSON body whose value is the message key; absent: the messageId. */
   readonly messageKeyPath?: string;
@@ -63,7 +71,10 @@ export function parseConfig(env: Environment): ConsumerConfig {
     quarantineTable: read.required(ENV.quarantineTable, 'a table name'),
     quarantineBucket: read.required(ENV.quarantineBucket, 'a bucket name'),
     controlTable: read.required(ENV.controlTable, 'a table name'),
-    stateMachineArn: read.required(ENV.stateMachineArn, 'a state machine ARN', ARN),
+    stateMachines: {
+      pause: read.required(ENV.pauseStateMachineArn, 'a state machine ARN', ARN),
+      verification: read.required(ENV.verificationStateMachineArn, 'a state machine ARN', ARN),
+    },
     sourceQueueUrl,
     sourceQueueArn: read.required(ENV.sourceQueueArn, 'an SQS queue ARN', ARN),
     // The construct always sets it; the queue's name is the fallback, since FIFO names end so.

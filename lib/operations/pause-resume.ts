@@ -1,67 +1,159 @@
 /**
- * The ways out of a pause (rules 7 and 11): the operator wait (a task token on the breaker
- * item), restoring the mapping's remembered settings, and closing the breaker. Every write is
- * conditioned on the execution's epoch: when a newer pause owns the breaker, this execution
- * steps aside ("Superseded") instead of overwriting it.
+ * The ways out of a pause (rules 7 and 11): the operator's action read at each loop point, the
+ * operator wait (a task token on the breaker item), and restoring the mapping's remembered
+ * settings, then closing the breaker. Every write is conditioned on the execution's epoch: when
+ * a newer pause owns the breaker, this execution steps aside ("Superseded") instead of
+ * overwriting it.
  */
-import type { Duration } from 'aws-cdk-lib';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import type { Construct } from 'constructs';
-import { BREAKER_KEY } from '../../contract/control';
-import {
-  BREAKER_ATTRIBUTES as A,
-  BREAKER_STATE,
-  FAILURE,
-  OPERATIONS_METRIC,
-  OPERATOR_ACTION,
-} from './protocol';
-import { CONDITION_FAILED, enteredTime, numberAt, type Steps } from './steps';
+import { textIs } from './conditions';
+import { BREAKER_ITEM_KEY, type PauseContext, readBreaker } from './pause-context';
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, OPERATIONS_METRIC, OPERATOR_ACTION } from './protocol';
+import { attributeNames, CONDITION_FAILED, enteredTime, numberAt } from './steps';
 
-export interface PauseContext {
-  readonly scope: Construct;
-  readonly steps: Steps;
-  readonly controlTable: dynamodb.ITable;
-  readonly operatorHeartbeat: Duration;
-  readonly operatorTimeout: Duration;
-  /** Where a newer epoch's execution owns the breaker: nothing more to do here. */
-  readonly superseded: sfn.State;
-  /** `$.failure = { error, cause }` -> alert -> fail. */
-  readonly failed: sfn.IChainable;
+/** Where an operator's action leads: `resume` restores consumption, `hold` disables and waits. */
+export interface OperatorWays {
+  readonly resume: sfn.IChainable;
+  readonly hold: sfn.IChainable;
 }
 
-export const BREAKER_ITEM_KEY = { pk: { S: BREAKER_KEY.pk }, sk: { S: BREAKER_KEY.sk } };
+/** Whether the breaker item read into `$.control` carries this operator action. */
+const operatorActionIs = (action: string) => textIs(`$.control.Item.${A.operatorAction}.S`, action);
 
-export const names = (...attributes: string[]) =>
-  Object.fromEntries(attributes.map((name) => [`#${name}`, name]));
+/**
+ * The loop points of a pause. `pq resume` and `pq hold` set `operatorAction` on the breaker item
+ * and start no execution while one runs: the running one reads it here, at each point.
+ */
+export class OperatorCheckpoints {
+  constructor(
+    private readonly ctx: PauseContext,
+    private readonly ways: OperatorWays,
+  ) {}
 
-/** Whether the read breaker item (`$.control`) carries this operator action. */
-export const operatorActionIs = (action: string) =>
-  sfn.Condition.and(
-    sfn.Condition.isPresent(`$.control.Item.${A.operatorAction}.S`),
-    sfn.Condition.stringEquals(`$.control.Item.${A.operatorAction}.S`, action),
+  /** Reads the action (and `alsoRead`) into `$.control`; without one, goes on. */
+  at(when: string, goOn: sfn.IChainable, alsoRead: readonly string[] = []): sfn.Chain {
+    const read = readBreaker(
+      this.ctx,
+      `ReadOperator${when}`,
+      'The operator may have asked to resume or hold since the last loop point.',
+      [A.operatorAction, ...alsoRead],
+      { resultPath: '$.control' },
+    );
+    return this.ctx.failure.onError(read, 'Reading the operator action').next(
+      new sfn.Choice(this.ctx.scope, `OperatorAction${when}`, {
+        comment: "An operator's action overrides the automatic course of the pause.",
+      })
+        .when(operatorActionIs(OPERATOR_ACTION.resume), this.ways.resume, { comment: 'resume' })
+        .when(operatorActionIs(OPERATOR_ACTION.hold), this.ways.hold, { comment: 'hold' })
+        .otherwise(goOn),
+    );
+  }
+}
+
+/**
+ * Waits for the operator with a task token on the breaker item. The write refuses when the
+ * operator already asked to resume (the CLI sets `operatorAction` before it looks for a token),
+ * so a resume can never fall between the machine's read and its wait. An overdue wait is
+ * counted as pause time for the paused-too-long alarm, escalated, and waited for again.
+ */
+export function awaitOperatorResume(ctx: PauseContext, resume: sfn.IChainable): sfn.State {
+  const wait = ctx.steps.updateItem('AwaitOperatorResume', {
+    comment: 'The breaker item holds the token pq resume and pq hold answer with; only this epoch waits.',
+    table: ctx.controlTable,
+    key: BREAKER_ITEM_KEY,
+    update: `SET #${A.taskToken} = :token, #${A.waitingSince} = :now`,
+    condition: `#${A.epoch} = :epoch AND (attribute_not_exists(#${A.operatorAction}) OR #${A.operatorAction} <> :resume)`,
+    names: attributeNames(A.taskToken, A.waitingSince, A.epoch, A.operatorAction),
+    values: {
+      ':token': { S: sfn.JsonPath.taskToken },
+      ':now': enteredTime(),
+      ':epoch': numberAt('$.epoch'),
+      ':resume': { S: OPERATOR_ACTION.resume },
+    },
+    resultPath: '$.operator',
+    waitForOperator: { heartbeat: ctx.operatorHeartbeat, timeout: ctx.operatorTimeout },
+  });
+  wait.addCatch(remindOperator(ctx).next(wait), {
+    errors: [sfn.Errors.HEARTBEAT_TIMEOUT, sfn.Errors.TIMEOUT],
+    resultPath: sfn.JsonPath.DISCARD,
+  });
+  wait.addCatch(refusedWait(ctx, resume), { errors: [CONDITION_FAILED], resultPath: '$.error' });
+  ctx.failure.onError(wait, 'Waiting for the operator');
+
+  const unknownAction = ctx.steps.notify(
+    'NotifyUnknownOperatorAction',
+    'An answer this machine cannot read changes nothing: the operator must answer again.',
+    'poison-quarantine: unknown operator action',
+    {
+      event: 'unknown-operator-action',
+      epoch: sfn.JsonPath.numberAt('$.epoch'),
+      instruction: 'The answer must be { action: resume | hold, who, why }; still waiting.',
+    },
   );
-
-/** Reads the breaker item's operator-facing attributes into `$.control` (never its task token). */
-export function readControl(ctx: PauseContext, id: string, attributes: string[] = [A.operatorAction]) {
-  return ctx.steps.getItem(id, ctx.controlTable, BREAKER_ITEM_KEY, attributes, { resultPath: '$.control' });
+  const answered = (action: string) => textIs('$.operator.action', action);
+  wait.next(
+    new sfn.Choice(ctx.scope, 'OperatorResumeAction', {
+      comment: "The operator's answer: resume restores consumption, hold keeps waiting.",
+    })
+      .when(answered(OPERATOR_ACTION.resume), resume, { comment: 'resume' })
+      .when(answered(OPERATOR_ACTION.hold), wait, { comment: 'hold' })
+      .otherwise(unknownAction.next(wait)),
+  );
+  return wait;
 }
 
-/** A caught task error -> `$.failure` -> alert -> fail. Only the error's name travels. */
-export function onTaskError(ctx: PauseContext, task: sfn.TaskStateBase, what: string): sfn.TaskStateBase {
-  const id = `${task.node.id}Failed`;
-  return task.addCatch(
-    new sfn.Pass(ctx.scope, id, {
-      parameters: {
-        error: FAILURE.pauseFailed,
-        cause: sfn.JsonPath.format(
-          `${what} failed with {}; the mapping may be left disabled: check it, then resume with the CLI.`,
-          sfn.JsonPath.stringAt('$.error.Error'),
-        ),
-      },
-      resultPath: '$.failure',
-    }).next(ctx.failed),
-    { resultPath: '$.error' },
+/** A stop waiting past the heartbeat is pause time too: counted, published, escalated. */
+function remindOperator(ctx: PauseContext): sfn.Chain {
+  const countWait = new sfn.Pass(ctx.scope, 'CountOverdueWait', {
+    comment: 'A heartbeat without an answer adds its length to the time consumption has been stopped.',
+    parameters: {
+      seconds: sfn.JsonPath.mathAdd(
+        sfn.JsonPath.numberAt('$.paused.seconds'),
+        ctx.operatorHeartbeat.toSeconds(),
+      ),
+    },
+    resultPath: '$.paused',
+  });
+  const escalate = ctx.steps.notify(
+    'EscalatePause',
+    'A silent operator is reminded: the consumer stays paused until someone answers.',
+    'poison-quarantine: a paused consumer waits for an operator',
+    {
+      event: 'pause-awaiting-operator',
+      reason: sfn.JsonPath.stringAt('$.reason'),
+      epoch: sfn.JsonPath.numberAt('$.epoch'),
+      waitingSince: sfn.JsonPath.stringAt('$$.State.EnteredTime'),
+      instruction: 'Consumption stays paused until an operator resumes it with the CLI.',
+    },
+  );
+  return countWait
+    .next(
+      ctx.steps.putMetric(
+        'PublishPausedWait',
+        'The paused-too-long alarm watches how long this pause has stopped consumption.',
+        OPERATIONS_METRIC.pausedSeconds,
+        '$.paused.seconds',
+      ),
+    )
+    .next(escalate);
+}
+
+/** The wait was refused: the operator asked to resume first, or a newer epoch owns the breaker. */
+function refusedWait(ctx: PauseContext, resume: sfn.IChainable): sfn.Chain {
+  const read = readBreaker(
+    ctx,
+    'ReadOperatorAfterRefusedWait',
+    'A refused wait means a resume came first or a newer pause took over: the item tells which.',
+    [A.operatorAction],
+    { resultPath: '$.control' },
+  );
+  return ctx.failure.onError(read, 'Reading the operator action').next(
+    new sfn.Choice(ctx.scope, 'ResumeRequested', {
+      comment:
+        'A resume that came before the wait is answered now; otherwise a newer pause owns the breaker.',
+    })
+      .when(operatorActionIs(OPERATOR_ACTION.resume), resume, { comment: 'resume' })
+      .otherwise(ctx.superseded),
   );
 }
 
@@ -70,19 +162,43 @@ export function onTaskError(ctx: PauseContext, task: sfn.TaskStateBase, what: st
  * mapping, then closes the breaker. Restore first: if the close then finds a newer epoch, that
  * pause owns the consumer, so this execution disables the mapping again before it steps aside.
  */
-export function restoreAndClose(ctx: PauseContext): sfn.IChainable {
-  const { steps, scope } = ctx;
-  const restore = (id: string, scaling: Record<string, unknown>) =>
-    onTaskError(
-      ctx,
-      steps.mapping(id, 'updateEventSourceMapping', {
-        BatchSize: sfn.JsonPath.numberAt('$.original.batchSize'),
-        ScalingConfig: scaling,
-        Enabled: true,
-      }),
-      'Restoring the mapping',
+export function restoreAndClose(ctx: PauseContext): sfn.Choice {
+  const close = closeBreaker(ctx);
+  const restore = (id: string, comment: string, scaling: Record<string, unknown>) =>
+    ctx.failure
+      .onError(
+        ctx.steps.mappingCall(id, {
+          comment,
+          action: 'updateEventSourceMapping',
+          parameters: {
+            BatchSize: sfn.JsonPath.numberAt('$.original.batchSize'),
+            ScalingConfig: scaling,
+            Enabled: true,
+          },
+        }),
+        'Restoring the mapping',
+      )
+      .next(close);
+  return new sfn.Choice(ctx.scope, 'RestoreSettings', {
+    comment: 'An original mapping without ScalingConfig was remembered as 0 and is restored without one.',
+  })
+    .when(
+      sfn.Condition.numberEquals('$.original.maxConcurrency', 0),
+      restore('RestoreUnscaledMapping', 'Enables the mapping at its own batch size, unscaled as it was.', {}),
+      { comment: 'no maximum concurrency before' },
+    )
+    .otherwise(
+      restore(
+        'RestoreMapping',
+        'Enables the mapping at the batch size and maximum concurrency it had before the pause.',
+        { MaximumConcurrency: sfn.JsonPath.numberAt('$.original.maxConcurrency') },
+      ),
     );
-  const close = steps.updateItem('RecordClosed', {
+}
+
+function closeBreaker(ctx: PauseContext): sfn.TaskStateBase {
+  const close = ctx.steps.updateItem('RecordClosed', {
+    comment: 'Consumption runs again: the breaker closes, and the next episode starts from scratch.',
     table: ctx.controlTable,
     key: BREAKER_ITEM_KEY,
     update:
@@ -93,7 +209,7 @@ export function restoreAndClose(ctx: PauseContext): sfn.IChainable {
       // The next episode starts from the configured cool-down again.
       `#${A.cooldownSeconds}`,
     condition: `#${A.epoch} = :epoch`,
-    names: names(
+    names: attributeNames(
       A.state,
       A.stop,
       A.closedAt,
@@ -116,114 +232,33 @@ export function restoreAndClose(ctx: PauseContext): sfn.IChainable {
       ':epoch': numberAt('$.epoch'),
     },
   });
-  const disableSuperseded = onTaskError(
-    ctx,
-    steps.mapping('DisableForNewerPause', 'updateEventSourceMapping', { Enabled: false }),
+  const disableForNewer = ctx.failure.onError(
+    ctx.steps.mappingCall('DisableForNewerPause', {
+      comment: 'A newer pause owns the breaker: the mapping this run just enabled is its to enable.',
+      action: 'updateEventSourceMapping',
+      parameters: { Enabled: false },
+    }),
     'Disabling the mapping for a newer pause',
   );
-  close.addCatch(disableSuperseded.next(ctx.superseded), {
-    errors: [CONDITION_FAILED],
-    resultPath: '$.error',
-  });
-  onTaskError(ctx, close, 'Closing the breaker');
-  const resumed = steps
-    .notify('NotifyResumed', 'poison-quarantine: consumption resumed', {
-      event: 'resumed',
-      reason: sfn.JsonPath.stringAt('$.reason'),
-      epoch: sfn.JsonPath.numberAt('$.epoch'),
-    })
-    .next(new sfn.Succeed(scope, 'Resumed'));
-  close.next(resumed);
-  // An original mapping without ScalingConfig is remembered as 0 and restored without one.
-  return new sfn.Choice(scope, 'RestoreSettings')
-    .when(
-      sfn.Condition.numberEquals('$.original.maxConcurrency', 0),
-      restore('RestoreUnscaledMapping', {}).next(close),
-    )
-    .otherwise(
-      restore('RestoreMapping', {
-        MaximumConcurrency: sfn.JsonPath.numberAt('$.original.maxConcurrency'),
-      }).next(close),
-    );
-}
-
-/**
- * Waits for the operator with a task token on the breaker item. The write refuses when the
- * operator already asked to resume (the CLI sets `operatorAction` before it looks for a token),
- * so a resume can never fall between the machine's read and its wait.
- */
-export function operatorWait(ctx: PauseContext, restore: sfn.IChainable): sfn.State {
-  const { steps, scope } = ctx;
-  const wait = steps.updateItem('AwaitOperatorResume', {
-    table: ctx.controlTable,
-    key: BREAKER_ITEM_KEY,
-    update: `SET #${A.taskToken} = :token, #${A.waitingSince} = :now`,
-    condition: `#${A.epoch} = :epoch AND (attribute_not_exists(#${A.operatorAction}) OR #${A.operatorAction} <> :resume)`,
-    names: names(A.taskToken, A.waitingSince, A.epoch, A.operatorAction),
-    values: {
-      ':token': { S: sfn.JsonPath.taskToken },
-      ':now': enteredTime(),
-      ':epoch': numberAt('$.epoch'),
-      ':resume': { S: OPERATOR_ACTION.resume },
-    },
-    resultPath: '$.operator',
-    waitForOperator: { heartbeat: ctx.operatorHeartbeat, timeout: ctx.operatorTimeout },
-  });
-  const escalate = steps.notify(
-    'EscalatePause',
-    'poison-quarantine: a paused consumer waits for an operator',
-    {
-      event: 'pause-awaiting-operator',
-      reason: sfn.JsonPath.stringAt('$.reason'),
-      epoch: sfn.JsonPath.numberAt('$.epoch'),
-      waitingSince: sfn.JsonPath.stringAt('$$.State.EnteredTime'),
-      instruction: 'Consumption stays paused until an operator resumes it with the CLI.',
-    },
-  );
-  // An overdue wait is pause time too: a stop waiting for a person counts toward the alarm.
-  const countWait = new sfn.Pass(scope, 'CountOverdueWait', {
-    parameters: {
-      seconds: sfn.JsonPath.mathAdd(
-        sfn.JsonPath.numberAt('$.paused.seconds'),
-        ctx.operatorHeartbeat.toSeconds(),
+  close.addCatch(disableForNewer.next(ctx.superseded), { errors: [CONDITION_FAILED], resultPath: '$.error' });
+  ctx.failure.onError(close, 'Closing the breaker');
+  close.next(
+    ctx.steps
+      .notify(
+        'NotifyResumed',
+        'The people told of the pause hear that it is over.',
+        'poison-quarantine: consumption resumed',
+        {
+          event: 'resumed',
+          reason: sfn.JsonPath.stringAt('$.reason'),
+          epoch: sfn.JsonPath.numberAt('$.epoch'),
+        },
+      )
+      .next(
+        new sfn.Succeed(ctx.scope, 'Resumed', {
+          comment: 'The mapping runs with its own settings again and the breaker is closed.',
+        }),
       ),
-    },
-    resultPath: '$.paused',
-  });
-  wait.addCatch(
-    countWait
-      .next(steps.putMetric('PublishPausedWait', OPERATIONS_METRIC.pausedSeconds, '$.paused.seconds'))
-      .next(escalate)
-      .next(wait),
-    { errors: [sfn.Errors.HEARTBEAT_TIMEOUT, sfn.Errors.TIMEOUT], resultPath: sfn.JsonPath.DISCARD },
   );
-  const refused = readControl(ctx, 'ReadOperatorAfterRefusedWait').next(
-    new sfn.Choice(scope, 'ResumeRequested')
-      .when(operatorActionIs(OPERATOR_ACTION.resume), restore)
-      .otherwise(ctx.superseded),
-  );
-  wait.addCatch(refused, { errors: [CONDITION_FAILED], resultPath: '$.error' });
-  onTaskError(ctx, wait, 'Waiting for the operator');
-
-  const action = (value: string) =>
-    sfn.Condition.and(
-      sfn.Condition.isPresent('$.operator.action'),
-      sfn.Condition.stringEquals('$.operator.action', value),
-    );
-  const unknownAction = steps.notify(
-    'NotifyUnknownOperatorAction',
-    'poison-quarantine: unknown operator action',
-    {
-      event: 'unknown-operator-action',
-      epoch: sfn.JsonPath.numberAt('$.epoch'),
-      instruction: 'The answer must be { action: resume | hold, who, why }; still waiting.',
-    },
-  );
-  wait.next(
-    new sfn.Choice(scope, 'OperatorResumeAction')
-      .when(action(OPERATOR_ACTION.resume), restore)
-      .when(action(OPERATOR_ACTION.hold), wait)
-      .otherwise(unknownAction.next(wait)),
-  );
-  return wait;
+  return close;
 }

@@ -1,92 +1,214 @@
 /**
- * Rule 7 (and 11): pause consumption. Remember the mapping's settings, disable it and wait until
- * it IS disabled, record the breaker open, alert. A stop waits for the operator; otherwise cool
- * down, half-open at the smallest footprint, and judge the probe by the counters the consumer
- * keeps on the breaker item: failures and no success reopen with the cool-down doubled (capped),
- * a success or silence restores the remembered settings. The operator's `operatorAction` is
- * read at each loop point. Timings come in the input, so tests scale them down to seconds.
+ * Into a pause (rules 7 and 11): take the episode from the breaker item, remember the mapping's
+ * settings, disable it and wait until it IS disabled, record the breaker open and alert. The
+ * steps are strung together in pause-state-machine.ts.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import {
-  BREAKER_ITEM_KEY,
-  names,
-  onTaskError,
-  operatorActionIs,
-  operatorWait,
-  type PauseContext,
-  readControl,
-  restoreAndClose,
-} from './pause-resume';
-import {
-  BREAKER_ATTRIBUTES as A,
-  BREAKER_STATE,
-  DISABLE_POLL_LIMIT,
-  FAILURE,
-  OPERATIONS_METRIC,
-  OPERATOR_ACTION,
-  PROBE_FOOTPRINT,
-} from './protocol';
-import { booleanAt, CONDITION_FAILED, enteredTime, numberAt, stringAt } from './steps';
+import { BREAKER_ITEM_KEY, type PauseContext, readBreaker } from './pause-context';
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, DISABLE_POLL_LIMIT, FAILURE } from './protocol';
+import { attributeNames, booleanAt, CONDITION_FAILED, enteredTime, numberAt, stringAt } from './steps';
 
-/** The pause branch; its input is `{ kind, reason, epoch, stop, cooldownSeconds, maxCooldownSeconds, probeSeconds, pollSeconds }`. */
-export function pausePath(ctx: PauseContext): sfn.IChainable {
-  const { scope, steps } = ctx;
-  const restore = restoreAndClose(ctx);
-  const awaitOperator = operatorWait(ctx, restore);
+/** `$.paused.seconds` counts how long this run has stopped consumption, for the paused-too-long alarm. */
+export function startPauseClock(ctx: PauseContext): sfn.Pass {
+  return new sfn.Pass(ctx.scope, 'StartPauseClock', {
+    comment: 'Nothing has been stopped by this run yet: the paused-too-long alarm counts from zero.',
+    result: sfn.Result.fromObject({ seconds: 0 }),
+    resultPath: '$.paused',
+  });
+}
 
-  // Remember what to restore: BatchSize and MaximumConcurrency (0 = no ScalingConfig). The
-  // response is replaced by these two at once: nothing else of it is needed downstream.
-  const getSettings = onTaskError(
+/**
+ * The run acts on the breaker item, not on its input: the consumer's trip (or its escalation to
+ * a stop) wrote the episode's epoch, stop and reason there, and only an operator's action may
+ * lift a stop. So `$.stop` and `$.reason` are taken from the item of this run's epoch; a newer
+ * epoch supersedes the run, and an epoch nobody tripped is refused before anything changes.
+ */
+export function takeStopAndReasonFromBreaker(ctx: PauseContext): sfn.Chain {
+  const { scope } = ctx;
+  const item = (attribute: string, type: string) => `$.breaker.Item.${attribute}.${type}`;
+  const read = readBreaker(
     ctx,
-    steps.mapping('GetMappingSettings', 'getEventSourceMapping', {}, { resultPath: '$.mapping' }),
-    'Reading the mapping',
+    'ReadBreaker',
+    'The consumer tripped the breaker before it started this run: the item says what the episode is.',
+    [A.epoch, A.stop, A.reason],
+    { resultPath: '$.breaker' },
   );
-  const remember = (id: string, maxConcurrency: unknown) =>
-    new sfn.Pass(scope, id, {
+  const notTripped = ctx.failure.because(
+    'BreakerNotTripped',
+    'A run for an epoch nobody tripped would disable a healthy consumer: refused before any change.',
+    FAILURE.invalidInput,
+    'No breaker was tripped for this epoch: a pause acts only on the breaker item its epoch names.',
+  );
+  const take = (id: string, comment: string, path: string, into: string) =>
+    new sfn.Pass(scope, id, { comment, inputPath: path, resultPath: into });
+  const thisEpoch = new sfn.Choice(scope, 'IsBreakerOfThisEpoch', {
+    comment: 'Only the pause of the current epoch may act on the breaker and the mapping.',
+  })
+    .when(
+      sfn.Condition.numberEqualsJsonPath('$.breakerEpoch.value', '$.epoch'),
+      take(
+        'TakeStopFromBreaker',
+        'No input can lift a stop: only an operator does.',
+        item(A.stop, 'BOOL'),
+        '$.stop',
+      ).next(
+        take(
+          'TakeReasonFromBreaker',
+          'The alerts name the reason the consumer recorded.',
+          item(A.reason, 'S'),
+          '$.reason',
+        ),
+      ),
+      { comment: 'this epoch' },
+    )
+    .when(sfn.Condition.numberGreaterThanJsonPath('$.breakerEpoch.value', '$.epoch'), ctx.superseded, {
+      comment: 'a newer epoch',
+    })
+    .otherwise(notTripped)
+    .afterwards();
+  const readable = sfn.Condition.and(
+    sfn.Condition.isPresent(item(A.epoch, 'N')),
+    sfn.Condition.isBoolean(item(A.stop, 'BOOL')),
+    sfn.Condition.isString(item(A.reason, 'S')),
+  );
+  const breakerEpoch = new sfn.Pass(scope, 'BreakerEpoch', {
+    comment: 'DynamoDB numbers are text: the epoch becomes a number to compare with the input.',
+    parameters: { value: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(item(A.epoch, 'N'))) },
+    resultPath: '$.breakerEpoch',
+  });
+  return ctx.failure.onError(read, 'Reading the breaker').next(
+    new sfn.Choice(scope, 'IsBreakerReadable', {
+      comment: 'A breaker item without an epoch, a stop and a reason was never tripped by a consumer.',
+    })
+      .when(readable, breakerEpoch.next(thisEpoch), { comment: 'a tripped breaker' })
+      .otherwise(notTripped)
+      .afterwards(),
+  );
+}
+
+/**
+ * Remembers what to restore: BatchSize and MaximumConcurrency (0 = no ScalingConfig). The
+ * response is replaced by these two at once: nothing else of it is needed downstream.
+ */
+export function rememberMappingSettings(ctx: PauseContext): sfn.Chain {
+  const get = ctx.steps.mappingCall('GetMappingSettings', {
+    comment: 'The settings the mapping runs with now are the ones to give back when the pause ends.',
+    action: 'getEventSourceMapping',
+    resultPath: '$.mapping',
+  });
+  const remember = (id: string, comment: string, maxConcurrency: unknown) =>
+    new sfn.Pass(ctx.scope, id, {
+      comment,
       parameters: { batchSize: sfn.JsonPath.numberAt('$.mapping.BatchSize'), maxConcurrency },
       resultPath: '$.mapping',
     });
+  const scaled = '$.mapping.ScalingConfig.MaximumConcurrency';
+  return ctx.failure.onError(get, 'Reading the mapping').next(
+    new sfn.Choice(ctx.scope, 'RememberSettings', {
+      comment: 'A mapping may have no ScalingConfig: it is remembered as 0 and restored without one.',
+    })
+      .when(
+        sfn.Condition.isPresent(scaled),
+        remember(
+          'RememberScaledSettings',
+          'Keeps the batch size and maximum concurrency.',
+          sfn.JsonPath.numberAt(scaled),
+        ),
+        { comment: 'a maximum concurrency' },
+      )
+      .otherwise(
+        remember('RememberUnscaledSettings', 'Keeps the batch size; 0 stands for no ScalingConfig.', 0),
+      )
+      .afterwards(),
+  );
+}
 
-  // Disable, then poll until the mapping says Disabled (disabling is asynchronous), bounded.
-  const disable = onTaskError(
-    ctx,
-    steps.mapping('DisableMapping', 'updateEventSourceMapping', { Enabled: false }),
+/** Stops Lambda polling the queue: no message is received, so none is charged or quarantined. */
+export function disableMapping(ctx: PauseContext): sfn.TaskStateBase {
+  return ctx.failure.onError(
+    ctx.steps.mappingCall('DisableMapping', {
+      comment: 'Consumption stops here: a shared outage must not use up the attempts of healthy messages.',
+      action: 'updateEventSourceMapping',
+      parameters: { Enabled: false },
+    }),
     'Disabling the mapping',
   );
-  const readState = onTaskError(
-    ctx,
-    steps.mapping(
-      'ReadMappingState',
-      'getEventSourceMapping',
-      {},
-      { resultSelector: { state: sfn.JsonPath.stringAt('$.State') }, resultPath: '$.mappingState' },
-    ),
+}
+
+/**
+ * Disabling is asynchronous: polls every `pollSeconds` until the mapping says Disabled, and gives
+ * up with an alert after DISABLE_POLL_LIMIT polls. Goes on (its default) once it is Disabled.
+ */
+export function pollUntilDisabled(ctx: PauseContext): sfn.Chain {
+  const { scope } = ctx;
+  const readState = ctx.failure.onError(
+    ctx.steps.mappingCall('ReadMappingState', {
+      comment: 'Until the mapping says Disabled, Lambda may still be delivering messages.',
+      action: 'getEventSourceMapping',
+      resultSelector: { state: sfn.JsonPath.stringAt('$.State') },
+      resultPath: '$.mappingState',
+    }),
     'Reading the mapping state',
   );
-  const countPoll = new sfn.Pass(scope, 'CountDisablePoll', {
-    parameters: { count: sfn.JsonPath.mathAdd(sfn.JsonPath.numberAt('$.poll.count'), 1) },
+  const waitAndPollAgain = new sfn.Wait(scope, 'WaitForDisabled', {
+    comment: 'Disabling takes a moment: look again after pollSeconds.',
+    time: sfn.WaitTime.secondsPath('$.pollSeconds'),
+  })
+    .next(
+      new sfn.Pass(scope, 'CountDisablePoll', {
+        comment: 'Bounds the polls: a mapping that never disables must reach a person.',
+        parameters: { count: sfn.JsonPath.mathAdd(sfn.JsonPath.numberAt('$.poll.count'), 1) },
+        resultPath: '$.poll',
+      }),
+    )
+    .next(readState);
+  const stuck = ctx.failure.because(
+    'MappingStuck',
+    'A mapping that does not disable may still consume: only a person can find out why.',
+    FAILURE.mappingNotDisabled,
+    `The mapping did not reach Disabled after ${DISABLE_POLL_LIMIT} polls: check it, then resume with the CLI.`,
+  );
+  const notDisabled = sfn.Condition.not(sfn.Condition.stringEquals('$.mappingState.state', 'Disabled'));
+  const isDisabled = new sfn.Choice(scope, 'IsMappingDisabled', {
+    comment: 'The breaker is recorded open only once no message can be delivered any more.',
+  })
+    .when(
+      sfn.Condition.and(
+        notDisabled,
+        sfn.Condition.numberGreaterThanEquals('$.poll.count', DISABLE_POLL_LIMIT),
+      ),
+      stuck,
+      { comment: `not Disabled after ${DISABLE_POLL_LIMIT} polls` },
+    )
+    .when(notDisabled, waitAndPollAgain, { comment: 'not Disabled yet' });
+  const reset = new sfn.Pass(scope, 'ResetDisablePolls', {
+    comment: 'Each disable gets the full number of polls.',
+    result: sfn.Result.fromObject({ count: 0 }),
     resultPath: '$.poll',
   });
-  const stuck = new sfn.Pass(scope, 'MappingStuck', {
-    result: sfn.Result.fromObject({
-      error: FAILURE.mappingNotDisabled,
-      cause: `The mapping did not reach Disabled after ${DISABLE_POLL_LIMIT} polls: check it, then resume with the CLI.`,
-    }),
-    resultPath: '$.failure',
-  }).next(ctx.failed);
+  // Wired before `afterwards` looks for open ends: the only one left is the choice's default.
+  reset.next(readState).next(isDisabled);
+  return sfn.Chain.custom(reset, isDisabled.afterwards({ includeOtherwise: true }).endStates, isDisabled);
+}
 
-  const recordOpen = steps.updateItem('RecordOpen', {
+/**
+ * Records the breaker open for this epoch, with the settings to restore unless an earlier epoch
+ * that never closed kept them (that one saw the mapping before any probe shrank it). A newer
+ * epoch on the item supersedes this run.
+ */
+export function recordOpen(ctx: PauseContext): sfn.TaskStateBase {
+  const open = ctx.steps.updateItem('RecordOpen', {
+    comment: 'The breaker item says the consumer is paused, since when, why, and what to restore.',
     table: ctx.controlTable,
     key: BREAKER_ITEM_KEY,
     update:
       `SET #${A.state} = :open, #${A.reason} = :reason, #${A.epoch} = :epoch, #${A.stop} = :stop, ` +
       `#${A.openedAt} = :now, #${A.disabledAt} = :now, #${A.cooldownSeconds} = :cooldown, ` +
-      // Kept from an earlier epoch that never closed: that one saw the mapping before any probe shrank it.
       `#${A.originalBatchSize} = if_not_exists(#${A.originalBatchSize}, :batchSize), ` +
       `#${A.originalMaxConcurrency} = if_not_exists(#${A.originalMaxConcurrency}, :maxConcurrency) ` +
       `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.halfOpenAt}`,
     condition: `attribute_not_exists(#${A.epoch}) OR #${A.epoch} <= :epoch`,
-    names: names(
+    names: attributeNames(
       A.state,
       A.reason,
       A.epoch,
@@ -112,244 +234,55 @@ export function pausePath(ctx: PauseContext): sfn.IChainable {
       ':maxConcurrency': numberAt('$.mapping.maxConcurrency'),
     },
   });
-  recordOpen.addCatch(ctx.superseded, { errors: [CONDITION_FAILED], resultPath: '$.error' });
-  onTaskError(ctx, recordOpen, 'Recording the breaker open');
+  open.addCatch(ctx.superseded, { errors: [CONDITION_FAILED], resultPath: '$.error' });
+  return ctx.failure.onError(open, 'Recording the breaker open');
+}
 
-  // What the restore will use: the item's settings, which may be an earlier epoch's (a separate
-  // read: UpdateItem's UPDATED_NEW leaves out what if_not_exists kept, ALL_NEW would carry a token).
-  const readOriginal = onTaskError(
-    ctx,
-    steps.getItem(
+/**
+ * What the restore will use: the item's settings, which may be an earlier epoch's (a separate
+ * read: UpdateItem's UPDATED_NEW leaves out what if_not_exists kept, ALL_NEW would carry a token).
+ */
+export function readOriginalSettings(ctx: PauseContext): sfn.TaskStateBase {
+  const number = (attribute: string) =>
+    sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(`$.Item.${attribute}.N`));
+  return ctx.failure.onError(
+    readBreaker(
+      ctx,
       'ReadOriginalSettings',
-      ctx.controlTable,
-      BREAKER_ITEM_KEY,
+      'The settings to restore are those on the item, which an earlier epoch may have kept.',
       [A.originalBatchSize, A.originalMaxConcurrency],
       {
         resultSelector: {
-          batchSize: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(`$.Item.${A.originalBatchSize}.N`)),
-          maxConcurrency: sfn.JsonPath.stringToJson(
-            sfn.JsonPath.stringAt(`$.Item.${A.originalMaxConcurrency}.N`),
-          ),
+          batchSize: number(A.originalBatchSize),
+          maxConcurrency: number(A.originalMaxConcurrency),
         },
         resultPath: '$.original',
       },
     ),
     'Reading the original settings',
   );
+}
 
-  const notifyPaused = steps.notify('NotifyPaused', 'poison-quarantine: consumption paused', {
-    event: 'paused',
-    reason: sfn.JsonPath.stringAt('$.reason'),
-    epoch: sfn.JsonPath.numberAt('$.epoch'),
-    stop: sfn.JsonPath.stringAt('$.stop'),
-    cooldownSeconds: sfn.JsonPath.numberAt('$.cooldownSeconds'),
-  });
+export function notifyPaused(ctx: PauseContext): sfn.TaskStateBase {
+  return ctx.steps.notify(
+    'NotifyPaused',
+    'A paused consumer is news for the people on call, whether it resumes by itself or not.',
+    'poison-quarantine: consumption paused',
+    {
+      event: 'paused',
+      reason: sfn.JsonPath.stringAt('$.reason'),
+      epoch: sfn.JsonPath.numberAt('$.epoch'),
+      stop: sfn.JsonPath.stringAt('$.stop'),
+      cooldownSeconds: sfn.JsonPath.numberAt('$.cooldownSeconds'),
+    },
+  );
+}
 
-  // An operator hold at any loop point: disabled again (a probe may be running), stop recorded, wait.
-  const hold = new sfn.Pass(scope, 'HoldConsumer', {
+/** An operator's hold at a loop point: the pause becomes a stop, which waits for a person. */
+export function holdConsumer(ctx: PauseContext): sfn.Pass {
+  return new sfn.Pass(ctx.scope, 'HoldConsumer', {
+    comment: 'Disabled again (a probe may be running), recorded as a stop, then waits for the operator.',
     result: sfn.Result.fromBoolean(true),
     resultPath: '$.stop',
   });
-  const checkpoint = (when: string, attributes: string[], otherwise: (choice: sfn.Choice) => sfn.Choice) =>
-    readControl(ctx, `ReadOperator${when}`, attributes).next(
-      otherwise(
-        new sfn.Choice(scope, `OperatorAction${when}`)
-          .when(operatorActionIs(OPERATOR_ACTION.resume), restore)
-          .when(operatorActionIs(OPERATOR_ACTION.hold), hold),
-      ),
-    );
-
-  const recordHalfOpen = steps.updateItem('RecordHalfOpen', {
-    table: ctx.controlTable,
-    key: BREAKER_ITEM_KEY,
-    update:
-      `SET #${A.state} = :halfOpen, #${A.probeSuccesses} = :zero, #${A.probeFailures} = :zero, ` +
-      `#${A.probeRepeatFailures} = :zero, #${A.halfOpenAt} = :now`,
-    condition: `#${A.epoch} = :epoch`,
-    names: names(A.state, A.probeSuccesses, A.probeFailures, A.probeRepeatFailures, A.halfOpenAt, A.epoch),
-    values: {
-      ':halfOpen': { S: BREAKER_STATE.halfOpen },
-      ':zero': { N: '0' },
-      ':now': enteredTime(),
-      ':epoch': numberAt('$.epoch'),
-    },
-  });
-  recordHalfOpen.addCatch(ctx.superseded, { errors: [CONDITION_FAILED], resultPath: '$.error' });
-  onTaskError(ctx, recordHalfOpen, 'Recording the breaker half-open');
-  const enableForProbe = onTaskError(
-    ctx,
-    steps.mapping('EnableForProbe', 'updateEventSourceMapping', {
-      BatchSize: PROBE_FOOTPRINT.batchSize,
-      ScalingConfig: { MaximumConcurrency: PROBE_FOOTPRINT.maxConcurrency },
-      Enabled: true,
-    }),
-    'Enabling the mapping for a probe',
-  );
-
-  // A window whose probes failed and none succeeded doubles the cool-down, up to its cap, and
-  // disables the mapping again. One success says the dependency works: what failed beside it
-  // failed by itself, and meets its own budget once consumption is restored.
-  const counted = (attribute: string) => {
-    const path = `$.control.Item.${attribute}.N`;
-    return sfn.Condition.and(
-      sfn.Condition.isPresent(path),
-      sfn.Condition.not(sfn.Condition.stringEquals(path, '0')),
-    );
-  };
-  const probeFailed = sfn.Condition.and(
-    counted(A.probeFailures),
-    sfn.Condition.not(counted(A.probeSuccesses)),
-  );
-  const doubleCooldown = new sfn.Pass(scope, 'DoubleCooldown', {
-    parameters: {
-      value: sfn.JsonPath.mathAdd(
-        sfn.JsonPath.numberAt('$.cooldownSeconds'),
-        sfn.JsonPath.numberAt('$.cooldownSeconds'),
-      ),
-    },
-    resultPath: '$.doubled',
-  });
-  const useCooldown = (id: string, inputPath: string) =>
-    new sfn.Pass(scope, id, { inputPath, resultPath: '$.cooldownSeconds' }).next(disable);
-  const capCooldown = new sfn.Choice(scope, 'CapCooldown')
-    .when(
-      sfn.Condition.numberGreaterThanJsonPath('$.doubled.value', '$.maxCooldownSeconds'),
-      useCooldown('UseMaxCooldown', '$.maxCooldownSeconds'),
-    )
-    .otherwise(useCooldown('UseDoubledCooldown', '$.doubled.value'));
-
-  const probeWindow = new sfn.Wait(scope, 'ProbeWindow', {
-    time: sfn.WaitTime.secondsPath('$.probeSeconds'),
-  });
-  const judgeProbe = checkpoint(
-    'AfterProbe',
-    [A.operatorAction, A.probeSuccesses, A.probeFailures],
-    (choice) =>
-      choice
-        .when(probeFailed, countPausedTime(ctx).next(doubleCooldown).next(capCooldown))
-        .otherwise(restore),
-  );
-  const coolDown = new sfn.Wait(scope, 'CoolDown', { time: sfn.WaitTime.secondsPath('$.cooldownSeconds') });
-  const afterCoolDown = checkpoint('AfterCoolDown', [A.operatorAction], (choice) =>
-    choice.otherwise(recordHalfOpen.next(enableForProbe).next(probeWindow).next(judgeProbe)),
-  );
-  const afterDisable = checkpoint('AfterDisable', [A.operatorAction], (choice) =>
-    choice.otherwise(coolDown.next(afterCoolDown)),
-  );
-
-  hold.next(disable);
-  disable
-    .next(
-      new sfn.Pass(scope, 'ResetDisablePolls', {
-        result: sfn.Result.fromObject({ count: 0 }),
-        resultPath: '$.poll',
-      }),
-    )
-    .next(readState)
-    .next(
-      new sfn.Choice(scope, 'IsMappingDisabled')
-        .when(sfn.Condition.stringEquals('$.mappingState.state', 'Disabled'), recordOpen)
-        .when(sfn.Condition.numberGreaterThanEquals('$.poll.count', DISABLE_POLL_LIMIT), stuck)
-        .otherwise(
-          new sfn.Wait(scope, 'WaitForDisabled', { time: sfn.WaitTime.secondsPath('$.pollSeconds') })
-            .next(countPoll)
-            .next(readState),
-        ),
-    );
-  recordOpen
-    .next(readOriginal)
-    .next(notifyPaused)
-    .next(
-      new sfn.Choice(scope, 'StopOrCoolDown')
-        .when(sfn.Condition.booleanEquals('$.stop', true), awaitOperator)
-        .otherwise(afterDisable),
-    );
-
-  const startClock = new sfn.Pass(scope, 'StartPauseClock', {
-    result: sfn.Result.fromObject({ seconds: 0 }),
-    resultPath: '$.paused',
-  });
-  return startClock
-    .next(fromTheBreaker(ctx))
-    .next(getSettings)
-    .next(
-      new sfn.Choice(scope, 'RememberSettings')
-        .when(
-          sfn.Condition.isPresent('$.mapping.ScalingConfig.MaximumConcurrency'),
-          remember(
-            'RememberScaledSettings',
-            sfn.JsonPath.numberAt('$.mapping.ScalingConfig.MaximumConcurrency'),
-          ).next(disable),
-        )
-        .otherwise(remember('RememberUnscaledSettings', 0).next(disable)),
-    );
-}
-
-/**
- * The run acts on the breaker item, not on its input: the consumer's trip (or its escalation to
- * a stop) wrote the episode's epoch, stop and reason there, and only an operator's action may
- * lift a stop. So `$.stop` and `$.reason` are taken from the item of this run's epoch; a newer
- * epoch supersedes the run, and an epoch nobody tripped is refused before anything changes.
- */
-function fromTheBreaker(ctx: PauseContext): sfn.Chain {
-  const { scope, steps } = ctx;
-  const item = (attribute: string, type: string) => `$.breaker.Item.${attribute}.${type}`;
-  const readBreaker = onTaskError(
-    ctx,
-    steps.getItem('ReadBreaker', ctx.controlTable, BREAKER_ITEM_KEY, [A.epoch, A.stop, A.reason], {
-      resultPath: '$.breaker',
-    }),
-    'Reading the breaker',
-  );
-  const notTripped = new sfn.Pass(scope, 'BreakerNotTripped', {
-    result: sfn.Result.fromObject({
-      error: FAILURE.invalidInput,
-      cause: 'No breaker was tripped for this epoch: a pause acts only on the breaker item its epoch names.',
-    }),
-    resultPath: '$.failure',
-  }).next(ctx.failed);
-  const take = (id: string, path: string, into: string) =>
-    new sfn.Pass(scope, id, { inputPath: path, resultPath: into });
-  const thisEpoch = new sfn.Choice(scope, 'IsBreakerOfThisEpoch')
-    .when(
-      sfn.Condition.numberEqualsJsonPath('$.breakerEpoch.value', '$.epoch'),
-      take('TakeStopFromBreaker', item(A.stop, 'BOOL'), '$.stop').next(
-        take('TakeReasonFromBreaker', item(A.reason, 'S'), '$.reason'),
-      ),
-    )
-    .when(sfn.Condition.numberGreaterThanJsonPath('$.breakerEpoch.value', '$.epoch'), ctx.superseded)
-    .otherwise(notTripped)
-    .afterwards();
-  const readable = sfn.Condition.and(
-    sfn.Condition.isPresent(item(A.epoch, 'N')),
-    sfn.Condition.isBoolean(item(A.stop, 'BOOL')),
-    sfn.Condition.isString(item(A.reason, 'S')),
-  );
-  const breakerEpoch = new sfn.Pass(scope, 'BreakerEpoch', {
-    parameters: { value: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(item(A.epoch, 'N'))) },
-    resultPath: '$.breakerEpoch',
-  });
-  return readBreaker.next(
-    new sfn.Choice(scope, 'IsBreakerReadable')
-      .when(readable, breakerEpoch.next(thisEpoch))
-      .otherwise(notTripped)
-      .afterwards(),
-  );
-}
-
-/**
- * A window whose probes failed adds its cool-down and probe window to the time this pause has
- * kept consumption stopped, and publishes the total: the paused-too-long alarm watches it.
- */
-function countPausedTime(ctx: PauseContext): sfn.Chain {
-  const add = (id: string, path: string) =>
-    new sfn.Pass(ctx.scope, id, {
-      parameters: {
-        seconds: sfn.JsonPath.mathAdd(sfn.JsonPath.numberAt('$.paused.seconds'), sfn.JsonPath.numberAt(path)),
-      },
-      resultPath: '$.paused',
-    });
-  return add('CountCoolDown', '$.cooldownSeconds')
-    .next(add('CountProbeWindow', '$.probeSeconds'))
-    .next(ctx.steps.putMetric('PublishPausedTime', OPERATIONS_METRIC.pausedSeconds, '$.paused.seconds'));
 }

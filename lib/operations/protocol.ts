@@ -1,13 +1,13 @@
 /**
- * What only the operations state machine needs: the item attributes it reads and writes, the
- * task outputs it accepts, its limits and its Fail states. The names it shares with the consumer
- * and the operator CLI (execution inputs, the breaker key, quarantine statuses) live in
- * contract/, which both sides import; docs/design.md lists them and
- * test/cdk/operations-state-machine.test.ts pins them in the synthesized definition.
+ * What only the operations state machines need: the item attributes they read and write, the
+ * task outputs they accept, their limits and their Fail states. The names they share with the
+ * consumer and the operator CLI (execution inputs, the breaker key, quarantine statuses) live in
+ * contract/, which both sides import; docs/design.md lists them and the state machine tests in
+ * test/cdk/ pin them in the synthesized definitions.
  */
 
 /**
- * Metrics the machine publishes (namespace METRIC_NAMESPACE, dimension `Queue` = the source
+ * Metrics the machines publish (namespace METRIC_NAMESPACE, dimension `Queue` = the source
  * queue's ARN), which lib/alarms.ts watches.
  */
 export const OPERATIONS_METRIC = {
@@ -41,7 +41,7 @@ export const BREAKER_ATTRIBUTES = {
   probeRepeatFailures: 'probeRepeatFailures',
   /** 'resume' | 'hold', set by the operator CLI; read at every loop point. */
   operatorAction: 'operatorAction',
-  /** Present only while the machine waits for the operator; a bearer secret. */
+  /** Present only while the pause machine waits for the operator; a bearer secret. */
   taskToken: 'taskToken',
   waitingSince: 'waitingSince',
 } as const;
@@ -51,7 +51,7 @@ export const BREAKER_STATE = { open: 'open', halfOpen: 'half-open', closed: 'clo
 /** What the operator CLI sets in `operatorAction` and sends as `action` in SendTaskSuccess. */
 export const OPERATOR_ACTION = { resume: 'resume', hold: 'hold' } as const;
 
-/** Quarantine record attributes the machine writes (table key `id`). */
+/** Quarantine record attributes the verification machine writes (table key `id`). */
 export const RECORD_ATTRIBUTES = {
   status: 'status',
   /** Read, never written: the ledger item a `done` completes. */
@@ -75,7 +75,7 @@ export const PROBE_FOOTPRINT = { batchSize: 1, maxConcurrency: 2 } as const;
 /** Polls of the mapping's state (every `pollSeconds`) before a pause gives up and alerts. */
 export const DISABLE_POLL_LIMIT = 60;
 
-/** Error names of the machine's Fail states. */
+/** Error names of the machines' Fail states. */
 export const FAILURE = {
   invalidInput: 'InvalidInput',
   recordNotOpen: 'QuarantineRecordNotOpen',

@@ -1,8 +1,9 @@
 /**
- * Builders for the operations state machine's tasks: DynamoDB and Lambda through the aws-sdk
+ * Builders for the operations state machines' tasks: DynamoDB and Lambda through the aws-sdk
  * integration (the optimised DynamoDB integration cannot wait for a task token, and there is no
  * optimised Lambda event source mapping integration), SNS through the optimised one. Every task
  * retries what is transient and nothing else: a failed condition is an answer, not a glitch.
+ * Every builder takes the state's comment: each state says why it is there.
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -40,8 +41,12 @@ export const numberAt = (path: string) => ({ N: sfn.JsonPath.format('{}', sfn.Js
 export const booleanAt = (path: string) => ({ BOOL: sfn.JsonPath.stringAt(path) });
 /** When the current state was entered (ISO-8601): a time the machine writes without a clock of its own. */
 export const enteredTime = () => stringAt('$$.State.EnteredTime');
+/** `#name` -> name for each attribute an expression names. */
+export const attributeNames = (...attributes: string[]) =>
+  Object.fromEntries(attributes.map((name) => [`#${name}`, name]));
 
 export interface UpdateItemOptions {
+  readonly comment: string;
   readonly table: dynamodb.ITable;
   readonly key: Record<string, unknown>;
   readonly update: string;
@@ -55,23 +60,48 @@ export interface UpdateItemOptions {
   readonly waitForOperator?: { readonly heartbeat: Duration; readonly timeout: Duration };
 }
 
+export interface GetItemOptions {
+  readonly comment: string;
+  readonly table: dynamodb.ITable;
+  readonly key: Record<string, unknown>;
+  /** The only attributes read: never a stored task token. */
+  readonly attributes: readonly string[];
+  readonly resultPath: string;
+  readonly resultSelector?: Record<string, unknown>;
+}
+
+export interface MappingCallOptions {
+  readonly comment: string;
+  readonly action: 'getEventSourceMapping' | 'updateEventSourceMapping';
+  readonly parameters?: Record<string, unknown>;
+  readonly resultSelector?: Record<string, unknown>;
+  /** @default - the result is discarded */
+  readonly resultPath?: string;
+}
+
 export interface StepsProps {
-  readonly eventSourceMappingId: string;
-  readonly eventSourceMappingArn: string;
   readonly topic: sns.ITopic;
   /** The source queue's ARN: the `Queue` dimension of the metrics the alarms watch. */
   readonly queueArn: string;
 }
 
+/** The consumer's event source mapping: its id (Uuid) and ARN. */
+export interface EventSourceMappingRef {
+  readonly id: string;
+  readonly arn: string;
+}
+
+/** The tasks both machines use: DynamoDB items, metrics, notifications. */
 export class Steps {
   constructor(
-    private readonly scope: Construct,
+    protected readonly scope: Construct,
     private readonly props: StepsProps,
   ) {}
 
   updateItem(id: string, options: UpdateItemOptions): sfn.TaskStateBase {
     const wait = options.waitForOperator;
     const task = new tasks.CallAwsService(this.scope, id, {
+      comment: options.comment,
       service: 'dynamodb',
       action: 'updateItem',
       parameters: {
@@ -96,60 +126,33 @@ export class Steps {
   }
 
   /** A strongly consistent read of the named attributes only: never a stored task token. */
-  getItem(
-    id: string,
-    table: dynamodb.ITable,
-    key: Record<string, unknown>,
-    attributes: string[],
-    result: { readonly resultPath: string; readonly resultSelector?: Record<string, unknown> },
-  ): sfn.TaskStateBase {
-    const names = Object.fromEntries(attributes.map((name) => [`#${name}`, name]));
+  getItem(id: string, options: GetItemOptions): sfn.TaskStateBase {
+    const names = attributeNames(...options.attributes);
     return new tasks.CallAwsService(this.scope, id, {
+      comment: options.comment,
       service: 'dynamodb',
       action: 'getItem',
       parameters: {
-        TableName: table.tableName,
-        Key: key,
+        TableName: options.table.tableName,
+        Key: options.key,
         ConsistentRead: true,
         ProjectionExpression: Object.keys(names).join(', '),
         ExpressionAttributeNames: names,
       },
-      iamResources: [table.tableArn],
-      ...result,
+      iamResources: [options.table.tableArn],
+      resultPath: options.resultPath,
+      resultSelector: options.resultSelector,
     }).addRetry({ errors: DYNAMODB_TRANSIENT, ...RETRY });
   }
 
-  /**
-   * Get or update this pipeline's event source mapping. `Uuid` is the Java SDK v2 spelling that
-   * Step Functions wants (boto3 says `UUID`; the local deployment translates it for moto).
-   */
-  mapping(
-    id: string,
-    action: 'getEventSourceMapping' | 'updateEventSourceMapping',
-    parameters: Record<string, unknown>,
-    result: { readonly resultSelector?: Record<string, unknown>; readonly resultPath?: string } = {},
-  ): sfn.TaskStateBase {
-    return new tasks.CallAwsService(this.scope, id, {
-      service: 'lambda',
-      action,
-      parameters: { Uuid: this.props.eventSourceMappingId, ...parameters },
-      iamResources: [this.props.eventSourceMappingArn],
-      resultSelector: result.resultSelector,
-      resultPath: result.resultPath ?? sfn.JsonPath.DISCARD,
-    }).addRetry({ errors: LAMBDA_TRANSIENT, ...RETRY });
-  }
-
-  /**
-   * An operator notification. Messages carry ids, reasons and the execution name, never a task
-   * token or message content: the topic's subscribers are not all operators.
-   */
   /**
    * One data point of a metric an alarm watches (lib/alarms.ts): `value` is a number or the
    * JSONPath of one. A publish that still fails after its retries is skipped: a metric must
    * never stop a pause or a verification.
    */
-  putMetric(id: string, metricName: string, value: number | string): sfn.Chain {
+  putMetric(id: string, comment: string, metricName: string, value: number | string): sfn.Chain {
     const task = new tasks.CallAwsService(this.scope, id, {
+      comment,
       service: 'cloudwatch',
       action: 'putMetricData',
       parameters: {
@@ -167,17 +170,51 @@ export class Steps {
       iamAction: 'cloudwatch:PutMetricData',
       resultPath: sfn.JsonPath.DISCARD,
     }).addRetry({ errors: CLOUDWATCH_TRANSIENT, ...RETRY });
-    const skipped = new sfn.Pass(this.scope, `${id}Skipped`);
+    const skipped = new sfn.Pass(this.scope, `${id}Skipped`, {
+      comment: `${metricName} could not be published: an alarm may miss one point, the workflow goes on.`,
+    });
     task.addCatch(skipped, { resultPath: sfn.JsonPath.DISCARD });
     return sfn.Chain.custom(task, [task, skipped], skipped);
   }
 
-  notify(id: string, subject: string, message: Record<string, unknown>): sfn.TaskStateBase {
+  /**
+   * An operator notification. Messages carry ids, reasons and the execution name, never a task
+   * token or message content: the topic's subscribers are not all operators.
+   */
+  notify(id: string, comment: string, subject: string, message: Record<string, unknown>): sfn.TaskStateBase {
     return new tasks.SnsPublish(this.scope, id, {
+      comment,
       topic: this.props.topic,
       subject,
       message: sfn.TaskInput.fromObject({ ...message, execution: sfn.JsonPath.executionName }),
       resultPath: sfn.JsonPath.DISCARD,
     }).addRetry({ errors: [sfn.Errors.TASKS_FAILED], ...RETRY });
+  }
+}
+
+/** The pause machine's tasks: the shared ones, and calls on the one event source mapping it pauses. */
+export class PauseSteps extends Steps {
+  constructor(
+    scope: Construct,
+    props: StepsProps,
+    private readonly mapping: EventSourceMappingRef,
+  ) {
+    super(scope, props);
+  }
+
+  /**
+   * Get or update this pipeline's event source mapping. `Uuid` is the Java SDK v2 spelling that
+   * Step Functions wants (boto3 says `UUID`; the local deployment translates it for moto).
+   */
+  mappingCall(id: string, options: MappingCallOptions): sfn.TaskStateBase {
+    return new tasks.CallAwsService(this.scope, id, {
+      comment: options.comment,
+      service: 'lambda',
+      action: options.action,
+      parameters: { Uuid: this.mapping.id, ...options.parameters },
+      iamResources: [this.mapping.arn],
+      resultSelector: options.resultSelector,
+      resultPath: options.resultPath ?? sfn.JsonPath.DISCARD,
+    }).addRetry({ errors: LAMBDA_TRANSIENT, ...RETRY });
   }
 }

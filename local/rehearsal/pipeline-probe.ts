@@ -25,7 +25,7 @@ export interface QueueDepth extends SqsDepth {
   readonly total: number;
 }
 
-/** An execution of the operations state machine: `pause-<epoch>` or `ou-<quarantine id>`. */
+/** An execution of an operations state machine: `pause-<epoch>` or `ou-<quarantine id>`. */
 export interface ExecutionView {
   readonly name: string;
   readonly status: string;
@@ -51,7 +51,8 @@ export class PipelineProbe {
   private readonly queueUrl: string;
   private readonly queue: SourceQueue;
   private readonly controlTable: string;
-  private readonly stateMachineArn: string;
+  /** The pause and the verification state machines. */
+  private readonly stateMachineArns: readonly string[];
 
   constructor(private readonly pipeline: LocalPipeline) {
     const { clients } = pipeline;
@@ -64,7 +65,10 @@ export class PipelineProbe {
     );
     this.controlTable = pipeline.env(ENV.controlTable);
     this.control = new ControlState(clients.dynamodb, this.controlTable);
-    this.stateMachineArn = pipeline.env(ENV.stateMachineArn);
+    this.stateMachineArns = [
+      pipeline.env(ENV.pauseStateMachineArn),
+      pipeline.env(ENV.verificationStateMachineArn),
+    ];
     this.queueUrl = pipeline.env(ENV.sourceQueueUrl);
     this.queue = new SourceQueue(clients.sqs, this.queueUrl);
   }
@@ -134,13 +138,18 @@ export class PipelineProbe {
     return this.control.snapshot();
   }
 
-  /** Every execution of the operations state machine, whatever its status. */
+  /** Every execution of both operations state machines, whatever its status. */
   async executions(): Promise<ExecutionView[]> {
+    const lists = await Promise.all(this.stateMachineArns.map((arn) => this.executionsOf(arn)));
+    return lists.flat();
+  }
+
+  private async executionsOf(stateMachineArn: string): Promise<ExecutionView[]> {
     const views: ExecutionView[] = [];
     let nextToken: string | undefined;
     do {
       const page = await this.pipeline.clients.sfn.send(
-        new ListExecutionsCommand({ stateMachineArn: this.stateMachineArn, nextToken }),
+        new ListExecutionsCommand({ stateMachineArn, nextToken }),
       );
       for (const execution of page.executions ?? []) {
         views.push({ name: execution.name ?? '', status: execution.status ?? 'unknown' });

@@ -81,7 +81,7 @@ describe('PoisonQuarantine with default props', () => {
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it('hands every table, bucket, queue and the state machine to the consumer through the shared env names', () => {
+  it('hands every table, bucket, queue and both state machines to the consumer through the shared env names', () => {
     const env = template.findResources('AWS::Lambda::Function');
     const variables = Object.values(env)[0].Properties.Environment.Variables;
     expect(Object.keys(variables)).toEqual(
@@ -90,7 +90,8 @@ describe('PoisonQuarantine with default props', () => {
         ENV.controlTable,
         ENV.quarantineTable,
         ENV.quarantineBucket,
-        ENV.stateMachineArn,
+        ENV.pauseStateMachineArn,
+        ENV.verificationStateMachineArn,
         ENV.sourceQueueUrl,
         ENV.sourceQueueArn,
         ENV.fifo,
@@ -100,6 +101,23 @@ describe('PoisonQuarantine with default props', () => {
     );
     expect(variables[ENV.attemptLimit]).toBe('3');
     expect(variables[ENV.fifo]).toBe('false');
+    // Fixed names: the machines refer to the mapping, which refers to the consumer.
+    const machineArn = (name: string) => ({
+      'Fn::Join': [
+        '',
+        ['arn:', { Ref: 'AWS::Partition' }, `:states:eu-west-1:111111111111:stateMachine:${name}`],
+      ],
+    });
+    expect(variables[ENV.pauseStateMachineArn]).toStrictEqual(machineArn('Test-Pipeline-9942903C-pause'));
+    expect(variables[ENV.verificationStateMachineArn]).toStrictEqual(
+      machineArn('Test-Pipeline-9942903C-verification'),
+    );
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineName: 'Test-Pipeline-9942903C-pause',
+    });
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineName: 'Test-Pipeline-9942903C-verification',
+    });
   });
 
   it('maps the queue with partial batch responses, batch size and maximum concurrency', () => {
@@ -241,30 +259,31 @@ describe('PoisonQuarantine with default props', () => {
     });
   });
 
-  it('runs a Standard, traced state machine whose logs exclude execution data', () => {
-    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
-      StateMachineType: 'STANDARD',
-      TracingConfiguration: { Enabled: true },
-      LoggingConfiguration: Match.objectLike({ IncludeExecutionData: false, Level: 'ALL' }),
+  it('runs two Standard, traced state machines whose logs exclude execution data, each with its own role', () => {
+    const machines = template.findResources('AWS::StepFunctions::StateMachine', {
+      Properties: {
+        StateMachineType: 'STANDARD',
+        TracingConfiguration: { Enabled: true },
+        LoggingConfiguration: Match.objectLike({ IncludeExecutionData: false, Level: 'ALL' }),
+      },
     });
+    const roles = Object.values(machines).map((machine) => machine.Properties.RoleArn['Fn::GetAtt'][0]);
+    expect(roles).toEqual([
+      expect.stringMatching(/^PipelinePauseRole/),
+      expect.stringMatching(/^PipelineVerificationRole/),
+    ]);
   });
 
-  it('lets the state machine update only this mapping, these tables and this topic', () => {
-    const statements = statementsOfRole(template, 'OperationsRole');
-    const resourcesOf = (action: string) =>
-      statements.filter((s) => actionsOf([s]).includes(action)).map((s) => s.Resource);
-    expect(JSON.stringify(resourcesOf('lambda:updateEventSourceMapping'))).toMatch(
-      /event-source-mapping:.*PipelineConsumerSqsEventSource/,
-    );
-    expect(resourcesOf('dynamodb:updateItem')).toEqual(
-      expect.arrayContaining(
-        [/QuarantineRecords/, /StateAttempts/, /StateControl/].map((table) => ({
-          'Fn::GetAtt': [expect.stringMatching(table), 'Arn'],
-        })),
-      ),
-    );
-    expect(resourcesOf('dynamodb:updateItem')).toHaveLength(3);
-    expect(resourcesOf('sns:Publish')).toEqual([{ Ref: expect.stringMatching(/Topic/) }]);
+  it('lets the consumer start both state machines and describe its own pause runs only', () => {
+    const statements = statementsOfRole(template, 'ConsumerRole');
+    const arn = 'arn:AWS::Partition:states:eu-west-1:111111111111';
+    expect(grantedOn(statements, 'states:StartExecution')).toEqual([
+      `${arn}:stateMachine:Test-Pipeline-9942903C-pause`,
+      `${arn}:stateMachine:Test-Pipeline-9942903C-verification`,
+    ]);
+    expect(grantedOn(statements, 'states:DescribeExecution')).toEqual([
+      `${arn}:execution:Test-Pipeline-9942903C-pause:pause-*`,
+    ]);
   });
 
   it('encrypts the operator topic with a rotating customer-managed key', () => {
@@ -273,7 +292,8 @@ describe('PoisonQuarantine with default props', () => {
   });
 
   it('alarms on quarantines, a non-empty backstop, old messages and consumer errors, all to the topic', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    // 7 of the pipeline's own, and 3 per state machine (failed, timed out, aborted executions).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
     for (const metricName of [
       'Quarantined',
       'ApproximateNumberOfMessagesVisible',
@@ -357,20 +377,20 @@ describe('PoisonQuarantine with default props', () => {
     });
   });
 
-  it('alarms when an operations execution fails, times out or is aborted, to the topic', () => {
-    for (const metricName of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted']) {
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/States',
-        MetricName: metricName,
-        Dimensions: [
-          { Name: 'StateMachineArn', Value: { Ref: Match.stringLikeRegexp('PipelineOperations') } },
-        ],
-        Statistic: 'Sum',
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-        TreatMissingData: 'notBreaching',
-        AlarmActions: [{ Ref: Match.stringLikeRegexp('Topic') }],
-      });
+  it('alarms when an execution of either state machine fails, times out or is aborted, to the topic', () => {
+    for (const machine of ['PipelinePause', 'PipelineVerification']) {
+      for (const metricName of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted']) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/States',
+          MetricName: metricName,
+          Dimensions: [{ Name: 'StateMachineArn', Value: { Ref: Match.stringLikeRegexp(machine) } }],
+          Statistic: 'Sum',
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+          TreatMissingData: 'notBreaching',
+          AlarmActions: [{ Ref: Match.stringLikeRegexp('Topic') }],
+        });
+      }
     }
   });
 });
@@ -472,12 +492,13 @@ describe('PoisonQuarantine options', () => {
       'states:SendTaskSuccess': ['*'],
       'lambda:GetFunctionConfiguration': ['PipelineConsumer'],
       'lambda:ListEventSourceMappings': ['*'],
-      // resume and hold start the next pause run when none is running (issue 8, defect 1).
-      'states:StartExecution': ['PipelineOperations'],
+      // resume and hold start the next pause run when none is running (issue 8, defect 1);
+      // no command starts a verification.
+      'states:StartExecution': ['PipelinePause'],
       // ... and verify checks that a record's execution still waits (issue 8, defect 3).
       'states:DescribeExecution': [
-        'arn:AWS::Partition:states:eu-west-1:111111111111:execution:Test-Pipeline-9942903C-ops:ou-*',
-        'arn:AWS::Partition:states:eu-west-1:111111111111:execution:Test-Pipeline-9942903C-ops:pause-*',
+        'arn:AWS::Partition:states:eu-west-1:111111111111:execution:Test-Pipeline-9942903C-pause:pause-*',
+        'arn:AWS::Partition:states:eu-west-1:111111111111:execution:Test-Pipeline-9942903C-verification:ou-*',
       ],
     };
     expect([...new Set(actionsOf(statements))].sort()).toEqual(Object.keys(expected).sort());

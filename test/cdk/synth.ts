@@ -68,3 +68,51 @@ export function consumerAssetFiles(assemblyDir: string, template: unknown): Map<
   const directory = path.join(assemblyDir, `asset.${key.replace(/\.zip$/, '')}`);
   return new Map(readdirSync(directory).map((name) => [name, readFileSync(path.join(directory, name))]));
 }
+
+type Json = Record<string, unknown>;
+
+/** One state of a synthesized definition, as the tests read it. */
+export interface AslState extends Json {
+  readonly Type: string;
+  readonly Comment?: string;
+  readonly Next?: string;
+  readonly Default?: string;
+  readonly End?: boolean;
+  readonly Resource?: string;
+  readonly Parameters?: Json;
+  readonly Choices?: ({ readonly Next: string; readonly Comment?: string } & Json)[];
+  readonly Catch?: { readonly ErrorEquals: string[]; readonly Next: string }[];
+  readonly Retry?: { readonly ErrorEquals: string[] }[];
+}
+
+export interface AslDefinition {
+  readonly StartAt: string;
+  readonly Comment?: string;
+  readonly QueryLanguage?: string;
+  readonly States: Record<string, AslState>;
+}
+
+/**
+ * The definition of the construct's `Pause` or `Verification` state machine. DefinitionString is
+ * an Fn::Join of text and references; each reference becomes `{{Ref X}}` / `{{GetAtt X.Arn}}`
+ * inside its JSON string (the partition becomes `aws`).
+ */
+export function stateMachineDefinition(template: Template, machine: 'Pause' | 'Verification') {
+  const found = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) =>
+    id.startsWith(`Pipeline${machine}`),
+  );
+  if (found.length !== 1)
+    throw new Error(`expected one Pipeline${machine} state machine, found ${found.length}`);
+  const [[, resource]] = found;
+  const [, parts] = resource.Properties.DefinitionString['Fn::Join'] as [string, unknown[]];
+  const text = parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const reference = part as { Ref?: string; 'Fn::GetAtt'?: string[] };
+      if (reference.Ref === 'AWS::Partition') return 'aws';
+      return reference.Ref ? `{{Ref ${reference.Ref}}}` : `{{GetAtt ${reference['Fn::GetAtt']?.join('.')}}}`;
+    })
+    .join('');
+  const definition = JSON.parse(text) as AslDefinition;
+  return { text, definition, states: definition.States, resource };
+}

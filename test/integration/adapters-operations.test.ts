@@ -1,7 +1,8 @@
 /**
- * Operations (Step Functions) and SourceQueue (SQS) against the deployed state machine and
- * source queue in moto: one execution per record or pause, the operator's answer reaching a
- * waiting task, and replays that keep the body and attributes and say what they replay.
+ * Operations (Step Functions) and SourceQueue (SQS) against the deployed state machines and
+ * source queue in moto: one execution per record or pause, each on its own machine, the
+ * operator's answer reaching a waiting task, and replays that keep the body and attributes and
+ * say what they replay.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -23,7 +24,7 @@ import {
   SourceQueueError,
   TaskTokenRejectedError,
 } from '../../lambdas/adapters/errors';
-import { Operations } from '../../lambdas/adapters/operations';
+import { MAX_PAUSE_RUNS, OPERATOR_PAUSE_RUNS, Operations } from '../../lambdas/adapters/operations';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE, SourceQueue } from '../../lambdas/adapters/source-queue';
@@ -37,7 +38,7 @@ let records: QuarantineRecords;
 
 beforeAll(async () => {
   pipeline = await startPipeline();
-  operations = new Operations(pipeline.clients.sfn, pipeline.names.stateMachineArn);
+  operations = new Operations(pipeline.clients.sfn, pipeline.names.stateMachines);
   const { s3, dynamodb } = pipeline.clients;
   const { quarantineBucket, quarantineTable } = pipeline.names;
   writer = new QuarantineWriter(s3, dynamodb, quarantineBucket, quarantineTable);
@@ -55,7 +56,7 @@ async function finished(executionArn: string): Promise<DescribeExecutionCommandO
 }
 
 /**
- * The deployed machine waits for people and polls the mapping: tests stop what they start.
+ * The deployed machines wait for people and poll the mapping: tests stop what they start.
  * moto answers a StopExecution sent within ~200 ms of the start with an HTML HTTP 500 (its
  * execution thread is not set up yet), so the stop is retried briefly.
  */
@@ -94,10 +95,8 @@ function newRecord(id: string): NewQuarantineRecord {
   };
 }
 
-async function executionsNamed(name: string): Promise<number> {
-  const { executions } = await pipeline.clients.sfn.send(
-    new ListExecutionsCommand({ stateMachineArn: pipeline.names.stateMachineArn }),
-  );
+async function executionsNamed(stateMachineArn: string, name: string): Promise<number> {
+  const { executions } = await pipeline.clients.sfn.send(new ListExecutionsCommand({ stateMachineArn }));
   return (executions ?? []).filter((execution) => execution.name === name).length;
 }
 
@@ -111,7 +110,7 @@ async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
 }
 
 describe('Operations: executions', () => {
-  it('starts one outcome-unknown execution per record; the deployed machine stores its token on the record', async () => {
+  it('starts one outcome-unknown execution per record on the verification machine, which stores its token on the record', async () => {
     // Prepare: the consumer writes the record before it starts the execution.
     const quarantineId = `q-${randomUUID().slice(0, 8)}-g0-a1`;
     await writer.putRecord(newRecord(quarantineId));
@@ -124,10 +123,10 @@ describe('Operations: executions', () => {
 
     // Assess
     if (!first.started) throw new Error('not started');
-    expect(first.executionArn).toMatch(new RegExp(`:ou-${quarantineId}$`));
+    expect(first.executionArn).toMatch(new RegExp(`:execution:[^:]+-verification:ou-${quarantineId}$`));
     expect(again).toStrictEqual(first);
     expect(otherInput).toStrictEqual({ started: false });
-    expect(await executionsNamed(`ou-${quarantineId}`)).toBe(1);
+    expect(await executionsNamed(pipeline.names.stateMachines.verification, `ou-${quarantineId}`)).toBe(1);
     const execution = await pipeline.clients.sfn.send(
       new DescribeExecutionCommand({ executionArn: first.executionArn }),
     );
@@ -141,7 +140,7 @@ describe('Operations: executions', () => {
     await stop(first.executionArn);
   });
 
-  it('starts one pause execution per breaker epoch', async () => {
+  it('starts one pause execution per breaker epoch, on the pause machine', async () => {
     const epoch = 1000 + Math.floor(Math.random() * 1_000_000);
 
     const first = await operations.startPause({ epoch, reason: 'outage', stop: false });
@@ -149,10 +148,10 @@ describe('Operations: executions', () => {
     const otherInput = await operations.startPause({ epoch, reason: 'quarantine-unwritable', stop: true });
 
     if (!first.started) throw new Error('not started');
-    expect(first.executionArn).toMatch(new RegExp(`:pause-${epoch}$`));
+    expect(first.executionArn).toMatch(new RegExp(`:execution:[^:]+-pause:pause-${epoch}$`));
     expect(again).toStrictEqual(first);
     expect(otherInput).toStrictEqual({ started: false });
-    expect(await executionsNamed(`pause-${epoch}`)).toBe(1);
+    expect(await executionsNamed(pipeline.names.stateMachines.pause, `pause-${epoch}`)).toBe(1);
     const execution = await pipeline.clients.sfn.send(
       new DescribeExecutionCommand({ executionArn: first.executionArn }),
     );
@@ -181,15 +180,50 @@ describe('Operations: executions', () => {
     if (!second.started) throw new Error('no second run');
     expect(second.executionArn).toMatch(new RegExp(`:pause-${epoch}-r2$`));
     expect(again).toStrictEqual(second);
-    expect(await executionsNamed(`pause-${epoch}-r2`)).toBe(1);
+    expect(await executionsNamed(pipeline.names.stateMachines.pause, `pause-${epoch}-r2`)).toBe(1);
     await stop(second.executionArn);
   });
 
-  it('turns a refused start into OperationsUnavailableError', async () => {
-    const missing = new Operations(
-      pipeline.clients.sfn,
-      pipeline.names.stateMachineArn.replace(/:stateMachine:.*/, ':stateMachine:no-such-machine'),
+  it('given five runs of an epoch ended, then the consumer starts no sixth, the operator does, and every run is listed', async () => {
+    // Prepare: five runs that failed or were stopped (a role missing a permission fails each one).
+    const epoch = 3_000_000 + Math.floor(Math.random() * 1_000_000);
+    const pause = { epoch, reason: 'outage', stop: false };
+    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+      const started = await operations.startPause(pause);
+      if (!started.started) throw new Error(`run ${run} not started`);
+      await stop(started.executionArn);
+      await finished(started.executionArn);
+    }
+
+    // Act
+    const byConsumer = await operations.startPause(pause).catch((error: Error) => error);
+    const byOperator = await operations.startPause(pause, OPERATOR_PAUSE_RUNS);
+    const runs = await operations.pauseRuns(epoch);
+
+    // Assess: the consumer leaves it to the alarms; the person who fixed the cause can go on.
+    expect(byConsumer).toBeInstanceOf(OperationsUnavailableError);
+    expect((byConsumer as Error).message).toContain(
+      `${MAX_PAUSE_RUNS} runs of pause ${epoch} ended without resuming`,
     );
+    if (!byOperator.started) throw new Error('the operator started no run');
+    expect(byOperator.executionArn).toMatch(new RegExp(`:pause-${epoch}-r6$`));
+    // Stopped, or failed first by itself (no breaker was tripped for this epoch): ended either way.
+    const ended = (status: string) => (status === 'ABORTED' || status === 'FAILED' ? 'ended' : status);
+    expect(runs.map((run) => `${run.name} ${ended(run.status)}`)).toStrictEqual([
+      ...Array.from(
+        { length: MAX_PAUSE_RUNS },
+        (_, index) => `${index === 0 ? `pause-${epoch}` : `pause-${epoch}-r${index + 1}`} ended`,
+      ),
+      `pause-${epoch}-r6 RUNNING`,
+    ]);
+    await stop(byOperator.executionArn);
+  });
+
+  it('turns a refused start into OperationsUnavailableError', async () => {
+    const missing = new Operations(pipeline.clients.sfn, {
+      ...pipeline.names.stateMachines,
+      pause: pipeline.names.stateMachines.pause.replace(/:stateMachine:.*/, ':stateMachine:no-such-machine'),
+    });
 
     await expect(missing.startPause({ epoch: 1, reason: 'outage', stop: true })).rejects.toBeInstanceOf(
       OperationsUnavailableError,
@@ -201,9 +235,9 @@ describe('Operations: answering an operator wait', () => {
   let waiting: Operations;
 
   beforeAll(async () => {
-    // A bare wait, as the deployed machine holds one (the task stores its own token on the record
-    // through aws-sdk:dynamodb:updateItem.waitForTaskToken), so that what SendTaskSuccess and
-    // SendTaskFailure carry is checked apart from the deployed machine's decision protocol.
+    // A bare wait, as the deployed verification machine holds one (the task stores its own token
+    // on the record through aws-sdk:dynamodb:updateItem.waitForTaskToken), so that what
+    // SendTaskSuccess and SendTaskFailure carry is checked apart from the machine's decision protocol.
     const { stateMachineArn } = await pipeline.clients.sfn.send(
       new CreateStateMachineCommand({
         name: 'adapters-operator-wait',
@@ -228,7 +262,8 @@ describe('Operations: answering an operator wait', () => {
         }),
       }),
     );
-    waiting = new Operations(pipeline.clients.sfn, stateMachineArn as string);
+    const bareWait = stateMachineArn as string;
+    waiting = new Operations(pipeline.clients.sfn, { pause: bareWait, verification: bareWait });
     const { s3, dynamodb } = pipeline.clients;
     records = new QuarantineRecords(
       s3,

@@ -51,7 +51,7 @@ describe('resume and hold', () => {
     });
     const { executionArn } = await cli.pipeline.clients.sfn.send(
       new StartExecutionCommand({
-        stateMachineArn: cli.pipeline.names.stateMachineArn,
+        stateMachineArn: cli.pipeline.names.stateMachines.pause,
         name: `pause-${epoch}`,
         input: JSON.stringify({
           kind: 'pause',

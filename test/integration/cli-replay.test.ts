@@ -196,7 +196,7 @@ describe('failure groups', () => {
 });
 
 describe('verify (rule 8)', () => {
-  const operations = () => new Operations(cli.pipeline.clients.sfn, cli.pipeline.names.stateMachineArn);
+  const operations = () => new Operations(cli.pipeline.clients.sfn, cli.pipeline.names.stateMachines);
 
   async function waitingForOperator() {
     const seeded = await cli.quarantine({ reason: 'outcome-unknown', status: 'awaiting-operator' });

@@ -97,7 +97,7 @@ describe('the demo stack deployed into the local AWS', () => {
     );
   });
 
-  it('runs the operations state machine: a pause disables, probes and restores, then succeeds', async () => {
+  it('runs the pause state machine: a pause disables, probes and restores, then succeeds', async () => {
     const timings = { cooldownSeconds: 1, maxCooldownSeconds: 2, probeSeconds: 1, pollSeconds: 1 };
     // The consumer trips the breaker before it starts the pause; the run acts on that item.
     await clients.dynamodb.send(
@@ -115,7 +115,7 @@ describe('the demo stack deployed into the local AWS', () => {
     );
     const { executionArn } = await clients.sfn.send(
       new StartExecutionCommand({
-        stateMachineArn: env(ENV.stateMachineArn),
+        stateMachineArn: env(ENV.pauseStateMachineArn),
         name: 'pause-1',
         input: JSON.stringify({ kind: 'pause', reason: 'outage', epoch: 1, stop: false, ...timings }),
       }),

@@ -148,7 +148,7 @@ function synthesizeStack() {
     logs: { destination: new logs.LogGroup(stack, 'RecorderLogs'), level: sfn.LogLevel.ALL },
     tracingEnabled: true,
   });
-  // As lib/operations-state-machine.ts writes it: the AWS spelling, Uuid.
+  // As the pause state machine (lib/operations/steps.ts) writes it: the AWS spelling, Uuid.
   const pauseConsumer = new sfn.StateMachine(stack, 'PauseConsumer', {
     definitionBody: sfn.DefinitionBody.fromChainable(
       new tasks.CallAwsService(stack, 'DisableMapping', {

@@ -1,5 +1,5 @@
 /**
- * The operations state machine EXECUTING in moto: the construct's template (synthPipeline) is
+ * The operations state machines EXECUTING in moto: the construct's template (synthPipeline) is
  * deployed through local/deploy, an SQS queue subscribed to the operator topic captures every
  * notification, and small helpers read items, the mapping and executions with bounded polls.
  */
@@ -17,6 +17,7 @@ import { SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
+import type { StateMachineArns } from '../../lambdas/core/config';
 import { METRIC_NAMESPACE } from '../../lib/alarms';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
 import { type CfnTemplate, deployTemplate } from '../../local/deploy';
@@ -27,10 +28,11 @@ export type Item = Record<string, { S?: string; N?: string; BOOL?: boolean; L?: 
 
 export interface OperationsFixture {
   readonly clients: AwsClients;
-  readonly stateMachineArn: string;
+  readonly stateMachines: StateMachineArns;
   readonly mappingUuid: string;
   readonly tables: { readonly quarantine: string; readonly attempts: string; readonly control: string };
-  start(name: string, input: object): Promise<string>;
+  /** Starts an execution of the `pause` or the `verification` machine. */
+  start(machine: keyof StateMachineArns, name: string, input: object): Promise<string>;
   /** Polls DescribeExecution until it is no longer RUNNING (bounded). */
   finished(executionArn: string, timeoutMs?: number): Promise<DescribeExecutionCommandOutput>;
   status(executionArn: string): Promise<string | undefined>;
@@ -85,10 +87,20 @@ async function deploy(aws: LocalAws, template: CfnTemplate): Promise<OperationsF
   });
   const stack = await deployTemplate(template, { clients, region: aws.region, stackName: 'ops' });
   const consumer = stack.functions.find((fn) => fn.environment[ENV.controlTable] !== undefined);
-  const [stateMachine] = stack.stateMachines;
+  // The template names each machine in the consumer's environment; its account and region are
+  // the test's (synthPipeline), so the deployed machine is found by its name.
+  const deployed = (variable: string) => {
+    const name = consumer?.environment[variable]?.split(':').at(-1);
+    return stack.stateMachines.find((machine) => machine.arn.endsWith(`:stateMachine:${name}`))?.arn;
+  };
+  const pause = deployed(ENV.pauseStateMachineArn);
+  const verification = deployed(ENV.verificationStateMachineArn);
   const [mapping] = stack.eventSourceMappings;
   const topic = Object.values(stack.resources).find((resource) => resource.type === 'AWS::SNS::Topic');
-  if (!consumer || !stateMachine || !mapping || !topic) throw new Error('the deployed template lacks a part');
+  if (!consumer || !pause || !verification || !mapping || !topic) {
+    throw new Error('the deployed template lacks a part');
+  }
+  const stateMachines: StateMachineArns = { pause, verification };
 
   // A queue subscribed to the topic: what operators would receive.
   const { QueueUrl } = await clients.sqs.send(new CreateQueueCommand({ QueueName: 'ops-notifications' }));
@@ -104,16 +116,20 @@ async function deploy(aws: LocalAws, template: CfnTemplate): Promise<OperationsF
   const { dynamodb, lambda, sfn } = clients;
   const fixture: OperationsFixture = {
     clients,
-    stateMachineArn: stateMachine.arn,
+    stateMachines,
     mappingUuid: mapping.uuid,
     tables: {
       quarantine: consumer.environment[ENV.quarantineTable],
       attempts: consumer.environment[ENV.attemptsTable],
       control: consumer.environment[ENV.controlTable],
     },
-    async start(name, input) {
+    async start(machine, name, input) {
       const { executionArn } = await sfn.send(
-        new StartExecutionCommand({ stateMachineArn: stateMachine.arn, name, input: JSON.stringify(input) }),
+        new StartExecutionCommand({
+          stateMachineArn: stateMachines[machine],
+          name,
+          input: JSON.stringify(input),
+        }),
       );
       return String(executionArn);
     },
@@ -131,11 +147,13 @@ async function deploy(aws: LocalAws, template: CfnTemplate): Promise<OperationsF
       return (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status;
     },
     async stopRunning() {
-      const { executions } = await sfn.send(
-        new ListExecutionsCommand({ stateMachineArn: stateMachine.arn, statusFilter: 'RUNNING' }),
-      );
-      for (const execution of executions ?? []) {
-        await sfn.send(new StopExecutionCommand({ executionArn: execution.executionArn }));
+      for (const stateMachineArn of Object.values(stateMachines)) {
+        const { executions } = await sfn.send(
+          new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING' }),
+        );
+        for (const execution of executions ?? []) {
+          await sfn.send(new StopExecutionCommand({ executionArn: execution.executionArn }));
+        }
       }
     },
     async getItem(table, key) {

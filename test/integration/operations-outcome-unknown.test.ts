@@ -1,5 +1,5 @@
 /**
- * Rule 8 against the operations state machine executing in moto: the record waits for a person
+ * Rule 8 against the verification state machine executing in moto: the record waits for a person
  * with the task token stored on it, the operator's decision is applied and audited, a silent
  * operator is reminded and waited for again, and nothing the machine publishes carries a token.
  */
@@ -46,7 +46,7 @@ const record = (id: string) => ops.getItem(ops.tables.quarantine, { id: { S: id 
 /** Starts `ou-<id>` and returns once the record holds a token. */
 async function awaitingOperator() {
   const { quarantineId, messageKey } = await quarantined();
-  const executionArn = await ops.start(`ou-${quarantineId}`, {
+  const executionArn = await ops.start('verification', `ou-${quarantineId}`, {
     kind: 'outcome-unknown',
     quarantineId,
     messageKey,
@@ -112,7 +112,7 @@ describe('outcome unknown: waiting for a person', () => {
   it('done: completes the ledger item the record names, never the one the input names (issue 8, defect 2)', async () => {
     const other = await quarantined();
     const { quarantineId, messageKey } = await quarantined();
-    const executionArn = await ops.start(`ou-${quarantineId}`, {
+    const executionArn = await ops.start('verification', `ou-${quarantineId}`, {
       kind: 'outcome-unknown',
       quarantineId,
       messageKey: other.messageKey,
@@ -201,7 +201,7 @@ describe('outcome unknown: waiting for a person', () => {
   it('fails clearly when there is no open record to verify', async () => {
     const quarantineId = `q-missing-${randomUUID().slice(0, 8)}`;
 
-    const executionArn = await ops.start(`ou-${quarantineId}`, {
+    const executionArn = await ops.start('verification', `ou-${quarantineId}`, {
       kind: 'outcome-unknown',
       quarantineId,
       messageKey: 'k',
@@ -213,12 +213,24 @@ describe('outcome unknown: waiting for a person', () => {
     expect(await record(quarantineId)).toBeUndefined();
   });
 
-  it('rejects an input it does not understand', async () => {
-    const executionArn = await ops.start(`bad-${randomUUID().slice(0, 8)}`, { kind: 'outcome-unknown' });
+  it('rejects an input it does not understand, and a pause input, before it touches anything', async () => {
+    const { quarantineId, messageKey } = await quarantined();
+    const inputs = [
+      { kind: 'outcome-unknown' },
+      { kind: 'pause', reason: 'outage', epoch: 1, stop: false, quarantineId, messageKey },
+    ];
 
-    const execution = await ops.finished(executionArn);
-    expect(execution.status).toBe('FAILED');
-    expect(execution.error).toBe('InvalidInput');
+    const executions = await Promise.all(
+      inputs.map(async (input) =>
+        ops.finished(await ops.start('verification', `bad-${randomUUID().slice(0, 8)}`, input)),
+      ),
+    );
+
+    for (const execution of executions) {
+      expect(execution).toMatchObject({ status: 'FAILED', error: 'InvalidInput' });
+    }
+    expect((await record(quarantineId))?.status).toStrictEqual({ S: 'open' });
+    expect((await ops.notifications()).filter((n) => n.quarantineId === quarantineId)).toEqual([]);
   });
 
   it('escalates a silent operator and waits again with a new token, never deciding', async () => {

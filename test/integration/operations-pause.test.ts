@@ -1,5 +1,5 @@
 /**
- * Rules 7 and 11 against the operations state machine executing in moto, with the timings
+ * Rules 7 and 11 against the pause state machine executing in moto, with the timings
  * scaled down to seconds through the input: the mapping is disabled and the breaker opened,
  * half-open probing at the smallest footprint, restore or reopen with a doubled cool-down, and
  * the operator's hold and resume. The pipeline is synthesized with a batch size and concurrency
@@ -48,7 +48,7 @@ const breakerIs = (state: string) => async () =>
   (await breaker()).state?.S === state ? breaker() : undefined;
 
 function pause(overrides: Record<string, unknown> = {}) {
-  return ops.start(`pause-${epoch}`, {
+  return ops.start('pause', `pause-${epoch}`, {
     kind: 'pause',
     reason: 'outage',
     epoch,
@@ -315,7 +315,7 @@ describe('pause: the operator', () => {
     await ops.stopRunning();
 
     const rejected = await ops.finished(
-      await ops.start(`pause-bad-${epoch}`, {
+      await ops.start('pause', `pause-bad-${epoch}`, {
         kind: 'pause',
         reason: 'x',
         epoch,
@@ -324,5 +324,22 @@ describe('pause: the operator', () => {
       }),
     );
     expect(rejected.error).toBe('InvalidInput');
+  });
+
+  it('rejects an outcome-unknown input before it touches the breaker or the mapping', async () => {
+    const rejected = await ops.finished(
+      await ops.start('pause', `ou-q-${epoch}`, {
+        kind: 'outcome-unknown',
+        quarantineId: `q-${epoch}`,
+        messageKey: 'k',
+        reason: 'outage',
+        epoch,
+        stop: false,
+      }),
+    );
+
+    expect(rejected).toMatchObject({ status: 'FAILED', error: 'InvalidInput' });
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    expect((await breaker()).disabledAt).toBeUndefined();
   });
 });

@@ -13,6 +13,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { runCli } from '../../cli/run';
 import { ENV } from '../../contract/env';
+import { EXECUTION_NAME_PREFIX } from '../../contract/executions';
 import type { QuarantineStatus } from '../../contract/quarantine';
 import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
@@ -91,7 +92,7 @@ export interface E2e {
   breaker(): Promise<Item | undefined>;
   /** Every failure event of rule 7 in the control table. */
   failureEvents(): Promise<{ key: string; kind: string; at: number }[]>;
-  /** Executions of the operations state machine, oldest first. */
+  /** Executions of both operations state machines, oldest first. */
   executions(): Promise<ExecutionView[]>;
   executionStatus(name: string): Promise<string | undefined>;
   /** Every quarantine record, whatever its status. */
@@ -131,7 +132,13 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
   const quarantineTable = env(ENV.quarantineTable);
   const queueUrl = env(ENV.sourceQueueUrl);
   const queue = new SourceQueue(clients.sqs, queueUrl);
-  const stateMachineArn = env(ENV.stateMachineArn);
+  const stateMachines = {
+    pause: env(ENV.pauseStateMachineArn),
+    verification: env(ENV.verificationStateMachineArn),
+  };
+  /** Pauses run on the pause machine, everything else (`ou-`) on the verification machine. */
+  const machineRunning = (name: string) =>
+    name.startsWith(EXECUTION_NAME_PREFIX.pause) ? stateMachines.pause : stateMachines.verification;
   const ledger = new AttemptLedger(clients.dynamodb, env(ENV.attemptsTable));
   const records = new QuarantineRecords(
     clients.s3,
@@ -265,8 +272,13 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
       })).sort((a, b) => a.at - b.at);
     },
     async executions() {
-      const { executions = [] } = await clients.sfn.send(new ListExecutionsCommand({ stateMachineArn }));
-      return executions
+      const lists = await Promise.all(
+        Object.values(stateMachines).map((stateMachineArn) =>
+          clients.sfn.send(new ListExecutionsCommand({ stateMachineArn })),
+        ),
+      );
+      return lists
+        .flatMap(({ executions = [] }) => executions)
         .map((execution) => ({
           name: execution.name ?? '',
           status: execution.status ?? '',
@@ -277,7 +289,7 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
         .map(({ name, status, executionArn }) => ({ name, status, executionArn }));
     },
     async executionStatus(name) {
-      const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+      const executionArn = `${machineRunning(name).replace(':stateMachine:', ':execution:')}:${name}`;
       try {
         const { status } = await clients.sfn.send(new DescribeExecutionCommand({ executionArn }));
         return status;

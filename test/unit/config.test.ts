@@ -10,7 +10,8 @@ const required: Environment = {
   [ENV.quarantineTable]: 'pq-quarantine',
   [ENV.quarantineBucket]: 'pq-quarantine-123456789012',
   [ENV.controlTable]: 'pq-control',
-  [ENV.stateMachineArn]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-operations',
+  [ENV.pauseStateMachineArn]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-pause',
+  [ENV.verificationStateMachineArn]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-verification',
   [ENV.sourceQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders',
   [ENV.sourceQueueArn]: 'arn:aws:sqs:eu-west-1:123456789012:orders',
 };
@@ -36,7 +37,10 @@ describe('parseConfig', () => {
       quarantineTable: 'pq-quarantine',
       quarantineBucket: 'pq-quarantine-123456789012',
       controlTable: 'pq-control',
-      stateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-operations',
+      stateMachines: {
+        pause: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-pause',
+        verification: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-verification',
+      },
       sourceQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders',
       sourceQueueArn: 'arn:aws:sqs:eu-west-1:123456789012:orders',
       fifo: false,
@@ -118,7 +122,7 @@ describe('parseConfig', () => {
     const env: Environment = {
       [ENV.attemptsTable]: '',
       [ENV.quarantineTable]: '   ',
-      [ENV.stateMachineArn]: 'pq-operations',
+      [ENV.pauseStateMachineArn]: 'pq-pause',
       [ENV.sourceQueueUrl]: 'arn:aws:sqs:eu-west-1:123456789012:orders',
       [ENV.sourceQueueArn]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders',
       [ENV.fifo]: 'yes',
@@ -146,7 +150,8 @@ describe('parseConfig', () => {
       { key: ENV.quarantineTable, value: '   ', expected: 'a table name' },
       { key: ENV.quarantineBucket, value: undefined, expected: 'a bucket name' },
       { key: ENV.controlTable, value: undefined, expected: 'a table name' },
-      { key: ENV.stateMachineArn, value: 'pq-operations', expected: 'a state machine ARN' },
+      { key: ENV.pauseStateMachineArn, value: 'pq-pause', expected: 'a state machine ARN' },
+      { key: ENV.verificationStateMachineArn, value: undefined, expected: 'a state machine ARN' },
       {
         key: ENV.sourceQueueUrl,
         value: 'arn:aws:sqs:eu-west-1:123456789012:orders',

@@ -8,6 +8,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { ENV } from '../../contract/env';
 import { CallMeter } from '../../lambdas/consumer/call-meter';
 import { consumerHandler } from '../../lambdas/consumer/create-consumer';
 import type { ConsumerPorts } from '../../lambdas/consumer/ports';
@@ -31,18 +32,22 @@ export const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:source';
  */
 const METER = new CallMeter();
 
+/** The consumer's function timeout in the world: an invocation still running past it dies. */
+export const WORLD_TIMEOUT_SECONDS = 30;
+
 /** The consumer's environment variables for the world (contract/env.ts names), overridable. */
 export function worldEnvironment(overrides: Record<string, string> = {}): Record<string, string> {
   return {
-    PQ_ATTEMPTS_TABLE: 'attempts',
-    PQ_QUARANTINE_TABLE: 'quarantine',
-    PQ_QUARANTINE_BUCKET: 'quarantine-bucket',
-    PQ_CONTROL_TABLE: 'control',
-    PQ_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:ops',
-    PQ_SOURCE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/source',
-    PQ_SOURCE_QUEUE_ARN: QUEUE_ARN,
-    PQ_FIFO: 'false',
-    PQ_CONSUMER_TIMEOUT_SECONDS: '30',
+    [ENV.attemptsTable]: 'attempts',
+    [ENV.quarantineTable]: 'quarantine',
+    [ENV.quarantineBucket]: 'quarantine-bucket',
+    [ENV.controlTable]: 'control',
+    [ENV.pauseStateMachineArn]: 'arn:aws:states:us-east-1:000000000000:stateMachine:pause',
+    [ENV.verificationStateMachineArn]: 'arn:aws:states:us-east-1:000000000000:stateMachine:verify',
+    [ENV.sourceQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/000000000000/source',
+    [ENV.sourceQueueArn]: QUEUE_ARN,
+    [ENV.fifo]: 'false',
+    [ENV.consumerTimeoutSeconds]: String(WORLD_TIMEOUT_SECONDS),
     ...overrides,
   };
 }

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENV } from '../../../contract/env';
 import { type AwsClients, createClients } from '../../../lambdas/adapters/clients';
+import type { StateMachineArns } from '../../../lambdas/core/config';
 import { type CfnTemplate, deployTemplate, type LocalStack } from '../../../local/deploy';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../../local/moto';
 import { synthPipeline } from '../../cdk/synth';
@@ -38,8 +39,8 @@ export interface PipelineNames {
   readonly quarantineBucket: string;
   readonly sourceQueueUrl: string;
   readonly sourceQueueArn: string;
-  /** The operations state machine as deployed. */
-  readonly stateMachineArn: string;
+  /** The operations state machines as deployed. */
+  readonly stateMachines: StateMachineArns;
 }
 
 export interface AdapterPipeline {
@@ -78,8 +79,6 @@ function namesOf(stack: LocalStack): PipelineNames {
     if (!value) throw new Error(`the consumer environment has no ${name}`);
     return value;
   };
-  const [stateMachine] = stack.stateMachines;
-  if (!stateMachine) throw new Error('the deployed template has no state machine');
   return {
     attemptsTable: env(ENV.attemptsTable),
     controlTable: env(ENV.controlTable),
@@ -87,7 +86,10 @@ function namesOf(stack: LocalStack): PipelineNames {
     quarantineBucket: env(ENV.quarantineBucket),
     sourceQueueUrl: env(ENV.sourceQueueUrl),
     sourceQueueArn: env(ENV.sourceQueueArn),
-    stateMachineArn: stateMachine.arn,
+    stateMachines: {
+      pause: env(ENV.pauseStateMachineArn),
+      verification: env(ENV.verificationStateMachineArn),
+    },
   };
 }
 

@@ -40,8 +40,8 @@ type Item = Record<string, { S?: string; N?: string; BOOL?: boolean }>;
  * The operations port's contract is Step Functions' naming rule, not what the deployed machine
  * does next: its first steps are conditional writes that end an execution within milliseconds
  * when the case arranged no record or breaker, which would make "still running" a race. So the
- * executions run a machine that only waits; the deployed machine's own paths are covered by
- * adapters-operations and operations-*.test.ts.
+ * executions run a machine that only waits, standing in for both deployed machines; their own
+ * paths are covered by adapters-operations and operations-*.test.ts.
  */
 const WAITING_MACHINE = {
   StartAt: 'Wait',
@@ -184,7 +184,7 @@ export function motoWorld(): PortsWorld {
         ledger: new AttemptLedger(dynamodb, attemptsTable),
         control: new ControlState(dynamodb, controlTable),
         quarantine: new QuarantineWriter(s3, dynamodb, quarantineBucket, quarantineTable),
-        operations: new Operations(sfn, stateMachineArn),
+        operations: new Operations(sfn, { pause: stateMachineArn, verification: stateMachineArn }),
         queue: new SourceQueue(sqs, queueUrl),
         arrange,
       };
