@@ -5,6 +5,7 @@
  */
 
 import { BreakerNotPausedError, TaskTokenRejectedError } from '../../lambdas/adapters/errors';
+import { OPERATOR_PAUSE_RUNS } from '../../lambdas/adapters/operations';
 import type { BreakerReading } from '../../lambdas/core/breaker';
 import { type BreakerAction, breakerOutput, decideBreakerAction } from '../../lambdas/core/operator';
 import { positionals, requiredReason } from '../arguments';
@@ -83,7 +84,11 @@ async function answer(deployment: Deployment, token: string, output: object): Pr
 export const resume = breakerCommand('resume');
 export const hold = breakerCommand('hold');
 
-/** Starts the next run of the breaker's pause unless one is running; its name, if started. */
+/**
+ * Starts the next run of the breaker's pause unless one is running; its name, if started. Past
+ * the runs the consumer gives up after: a person looked (issue 8, case
+ * pq-resume-refused-after-five-failed-runs).
+ */
 export async function ensurePauseRun(
   deployment: Deployment,
   breaker: BreakerReading | undefined,
@@ -91,7 +96,10 @@ export async function ensurePauseRun(
   // A closed breaker has no pause, and an unreadable one no episode a run could drive.
   if (breaker === undefined || breaker.state === 'closed' || breaker.state === 'unreadable') return undefined;
   const pause = { epoch: breaker.epoch, reason: breaker.reason, stop: breaker.stop };
-  const outcome = await deployment.operations.startPause({ ...pause, ...deployment.config.breakerTimings });
+  const outcome = await deployment.operations.startPause(
+    { ...pause, ...deployment.config.breakerTimings },
+    OPERATOR_PAUSE_RUNS,
+  );
   return outcome.started ? outcome.executionArn.split(':').at(-1) : undefined;
 }
 

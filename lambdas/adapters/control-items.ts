@@ -54,7 +54,7 @@ function readableEpoch(item: Item): number | undefined {
 }
 
 /**
- * The operations state machine writes this item too, so the reading is lenient where it may
+ * The pause state machine writes this item too, so the reading is lenient where it may
  * differ: `openedAt` as epoch milliseconds or ISO-8601, `cooldownSeconds`, `reason` and `stop`
  * possibly absent. An unknown state, or a `stop` that is no boolean, is still an error: guessing
  * it could resume a paused consumer.

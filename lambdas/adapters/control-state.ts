@@ -232,7 +232,7 @@ export class ControlState {
   }
 
   /**
-   * Rule 7: the half-open probe's result, as the operations state machine reads it (it owns the
+   * Rule 7: the half-open probe's result, as the pause state machine reads it (it owns the
    * breaker's transitions, because closing means restoring the mapping): one ADD to
    * `probeSuccesses` or `probeFailures` (and `probeRepeatFailures` for a repeated failure), only
    * while the breaker is half-open.

@@ -95,7 +95,7 @@ export interface QuarantineStorePort {
   openRecordsAtLeast(limit: number): Promise<boolean>;
 }
 
-/** The operations state machine: executions with deterministic names. */
+/** The pause and verification state machines: executions with deterministic names. */
 export interface OperationsPort {
   startOutcomeUnknown(input: {
     readonly quarantineId: string;

@@ -1,7 +1,7 @@
 /**
  * Rules 7 and 11: the consumer's side of the circuit breaker. The breaker lives on the control
  * table's `breaker/state` item; the consumer trips it (one conditional write picks one winner)
- * and reports probe outcomes, and the operations state machine owns every other transition:
+ * and reports probe outcomes, and the pause state machine owns every other transition:
  * open -(cool-down)-> half-open -(probe)-> closed | open (cool-down doubled), because each one
  * changes the event source mapping. `epoch` numbers pause episodes and names the pause execution.
  */

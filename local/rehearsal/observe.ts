@@ -74,7 +74,7 @@ export interface OperationsFigures {
   readonly quarantineStatuses: Record<string, number>;
   /** Per label, the ledger's generation (operator replays), where above 0. */
   readonly replays: Record<string, number>;
-  /** Executions of the operations state machine per status. */
+  /** Executions of both state machines per status. */
   readonly executions: Record<string, number>;
 }
 

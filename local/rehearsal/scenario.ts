@@ -49,7 +49,7 @@ export interface ExpectedTotals {
   readonly quarantineStatuses?: Readonly<Record<string, number>>;
   /** Operator replays per message label (the ledger's generation: +1 per replay). */
   readonly replays?: Readonly<Record<string, number>>;
-  /** Executions of the operations state machine per status: RUNNING, SUCCEEDED, FAILED... */
+  /** Executions of both state machines per status: RUNNING, SUCCEEDED, FAILED... */
   readonly executions?: Readonly<Record<string, number>>;
 }
 

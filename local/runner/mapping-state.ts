@@ -1,5 +1,5 @@
 /**
- * Reads the linked event source mapping from the local AWS. The operations state machine pauses
+ * Reads the linked event source mapping from the local AWS. The pause state machine pauses
  * consumption by disabling the mapping and may change its batch size or concurrency; the runner
  * follows what it reads here, as Lambda's pollers follow the real mapping.
  */

@@ -75,5 +75,9 @@ function describeEvent(event: CampaignEvent): string {
       return 'operator resumes';
     case 'kill-verification':
       return 'the oldest running outcome-unknown execution ends unanswered';
+    case 'kill-pause':
+      return 'the oldest running pause execution fails';
+    case 'pause-runs-fail':
+      return `pause runs fail ${event.at} for ${event.seconds}s`;
   }
 }

@@ -172,6 +172,8 @@ function chaosEvent(draw: Draw, config: CampaignConfig, messages: number): Campa
       ['answer', 0.8],
       ['resume', 0.3],
       ['kill-verification', 0.5],
+      ['kill-pause', 0.5],
+      ['pause-runs-fail', 0.4],
     ] as const)
   ) {
     case 'poll':
@@ -199,6 +201,14 @@ function chaosEvent(draw: Draw, config: CampaignConfig, messages: number): Campa
       return { do: 'resume' };
     case 'kill-verification':
       return { do: 'kill-verification' };
+    case 'kill-pause':
+      return { do: 'kill-pause' };
+    case 'pause-runs-fail':
+      return {
+        do: 'pause-runs-fail',
+        seconds: draw.pick([30, 120, 600]),
+        at: draw.chance(0.5) ? 'before-disable' : 'after-disable',
+      };
   }
 }
 

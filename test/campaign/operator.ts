@@ -10,14 +10,21 @@
  *   without it only while the item holds this quarantine) and the record `resolved`;
  *   `not-done` replays as above, then the record is `replayed`; `discard` resolves it. A
  *   running execution then succeeds.
- * Left out: claims (`replaying`), audit entries, replay freeze, answers that fail to arrive.
+ * - resume a paused consumer as `pq resume` does (cli/commands/breaker.ts): refused unless
+ *   paused; the action recorded on the breaker, then the waiting run answered through its
+ *   token, or else the next run of the pause started, which reads the action (a running one
+ *   reads it at its next checkpoint).
+ * Left out: claims (`replaying`), audit entries, replay freeze, answers that fail to arrive,
+ * `pq hold`.
  */
 import { LedgerStateMismatchError } from '../../lambdas/adapters/errors';
+import { OPERATOR_PAUSE_RUNS } from '../../lambdas/adapters/operations';
 import { outcomeUnknownExecutionName } from '../../lambdas/core/ids';
-import { checkCause, decideReplay } from '../../lambdas/core/operator';
+import { checkCause, decideBreakerAction, decideReplay } from '../../lambdas/core/operator';
 import { decideVerify, VERIFIED_STATUS, verifyWaitOf } from '../../lambdas/core/verify';
 import type { StoredRecord } from '../world/memory-quarantine';
 import type { World } from '../world/world';
+import type { PauseModel } from './pause-model';
 import type { Decision } from './schedule';
 
 export interface OperatorDeps {
@@ -66,6 +73,25 @@ export async function answer(deps: OperatorDeps, record: StoredRecord, decision:
     await deps.world.ledger.completeByOperator(record.messageKey, deps.world.clock.date());
   record.status = VERIFIED_STATUS[decision];
   if (execution !== undefined && running) execution.status = 'SUCCEEDED';
+  return true;
+}
+
+/** `pq resume`; false when refused (nothing is paused). */
+export async function resumeConsumer(
+  deps: OperatorDeps,
+  pause: PauseModel,
+  cooldownSeconds: number,
+): Promise<boolean> {
+  // A garbled item reads as unreadable: pq refuses until pq reset-breaker repairs it.
+  if (deps.world.control.garbledBreaker !== undefined) return false;
+  const stored = deps.world.control.breaker;
+  if (decideBreakerAction(stored?.record, 'resume').kind === 'refuse') return false;
+  if (stored === undefined || stored.record.state === 'closed') return false;
+  deps.world.control.breaker = { ...stored, operatorAction: 'resume' };
+  if (pause.answerWaiting()) return true;
+  const { epoch, reason, stop } = stored.record;
+  await deps.world.operations.startPause({ epoch, reason, stop, cooldownSeconds }, OPERATOR_PAUSE_RUNS);
+  pause.tick();
   return true;
 }
 

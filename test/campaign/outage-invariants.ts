@@ -18,11 +18,13 @@
  * receive, quarantined as `receive-limit` instead) that would not have without the receives our
  * own AWS calls wasted while the breaker stood closed after such an outage was evident; probes
  * and sporadic faults before the evidence are the design's cost. A message whose last script
- * fails (it repeats for every later attempt) never completes: alone in the queue it fails every
+ * fails (it repeats for every later attempt; work past the function's timeout fails too) never
+ * completes: alone in the queue it fails every
  * probe, like an outage, and reaches its last receive however few receives were wasted; it must
  * still never reach the backstop itself.
  */
 import { DEFAULTS } from '../../contract/defaults';
+import { WORLD_TIMEOUT_SECONDS } from '../world/world';
 import type { Verdict } from './invariants';
 import { outageEvident } from './outage-evidence';
 import type { Observation } from './run-schedule';
@@ -130,8 +132,13 @@ function decisiveReceive(
   return trace.receives.filter((r) => r.key === record.messageKey && r.seq < before).at(-1);
 }
 
+/** A throw, a crash, a call not answered `ok`, or work that outlasts the function's timeout. */
 function lastScriptFails(spec: MessageSpec): boolean {
   return (spec.scripts.at(-1) ?? []).some(
-    (step) => step.do === 'throw' || step.do === 'crash' || (step.do === 'external' && step.result !== 'ok'),
+    (step) =>
+      step.do === 'throw' ||
+      step.do === 'crash' ||
+      (step.do === 'external' && step.result !== 'ok') ||
+      (step.do === 'work' && step.ms >= WORLD_TIMEOUT_SECONDS * 1000),
   );
 }

@@ -1,5 +1,5 @@
 /**
- * The operations state machine's pause path (lib/operations/pause.ts), as a model over the
+ * The pause state machine (lib/operations/pause-state-machine.ts), as a model over the
  * world's control table and executions. Each RUNNING `pause-<epoch>` execution: records the
  * breaker open and disables the mapping; a stop (the breaker item's, never the input's: a run
  * of an epoch nobody tripped fails) then waits for an operator's
@@ -7,7 +7,11 @@
  * (batch 1), then reads the probe counters: failures and no success reopen with the cool-down
  * doubled (capped); a success or silence restores the mapping and closes the breaker. Every
  * write is conditioned on the epoch: an execution that finds a newer epoch steps aside
- * ("Superseded").
+ * ("Superseded"). At each checkpoint (after the disable, after the cool-down, after the probe
+ * window) a run reads the breaker's `operatorAction`: `resume` restores and closes; a stop's
+ * wait refuses to begin once a resume is recorded.
+ * The mapping is state of its own, apart from the runs: a run that fails or is stopped (the
+ * campaign's `kill-pause`) leaves it as it was, disabled or at the probe footprint.
  * Left out: the mapping's asynchronous disable (taken as immediate), notifications, `hold`.
  */
 import type { Execution } from '../world/memory-operations';
@@ -25,8 +29,13 @@ interface Running {
   until: number;
 }
 
+type MappingState = 'enabled' | 'disabled' | 'probe';
+export type RunFailure = 'before-disable' | 'after-disable';
+
 export class PauseModel {
   private readonly running = new Map<string, Running>();
+  private mapping: MappingState = 'enabled';
+  private runsFail: { readonly until: number; readonly at: RunFailure } = { until: 0, at: 'before-disable' };
 
   constructor(
     private readonly world: World,
@@ -49,12 +58,12 @@ export class PauseModel {
 
   /** Whether the event source mapping polls at all; a disabled one receives nothing. */
   mappingEnabled(): boolean {
-    return ![...this.running.values()].some((run) => run.phase !== 'probing');
+    return this.mapping !== 'disabled';
   }
 
-  /** Half-open: the mapping runs at the probe footprint. */
+  /** The mapping at the probe footprint (half-open, or left so by a run that died probing). */
   probing(): boolean {
-    return [...this.running.values()].some((run) => run.phase === 'probing');
+    return this.mapping === 'probe';
   }
 
   /** When the next wait ends, if an execution is waiting on time (not on a person). */
@@ -68,14 +77,15 @@ export class PauseModel {
   }
 
   /**
-   * `pq breaker resume`: refused unless paused (core/operator.ts decideBreakerAction); it only
-   * acts through the execution that reads it, so without one it changes nothing.
+   * The task token of a run waiting for the operator, answered with `resume` (cli/commands/
+   * breaker.ts); false when no RUNNING run of the breaker's epoch waits.
    */
-  resume(): boolean {
-    const breaker = this.world.control.breaker?.record;
-    if (breaker === undefined || breaker.state === 'closed') return false;
-    const run = [...this.running.values()].find((candidate) => candidate.epoch === breaker.epoch);
-    if (run === undefined) return false;
+  answerWaiting(): boolean {
+    const epoch = this.world.control.breaker?.record.epoch;
+    const run = [...this.running.values()].find(
+      (candidate) => candidate.epoch === epoch && candidate.phase === 'awaiting-operator',
+    );
+    if (run === undefined || run.execution.status !== 'RUNNING') return false;
     this.close(run);
     return true;
   }
@@ -108,17 +118,53 @@ export class PauseModel {
       execution.status = 'SUCCEEDED';
       return;
     }
+    const failing = this.world.clock.now() < this.runsFail.until ? this.runsFail.at : undefined;
+    if (failing === 'before-disable') {
+      execution.status = 'FAILED';
+      return;
+    }
     this.running.set(execution.name, run);
     this.recordOpen(run, this.world.clock.now(), tripped.reason);
+    if (failing === 'after-disable') {
+      execution.status = 'FAILED';
+      this.running.delete(execution.name);
+      return;
+    }
+    // AfterDisable (or the stop's wait, refused once a resume is recorded).
+    if (this.running.has(run.execution.name) && this.resumeRecorded()) this.close(run);
+  }
+
+  /**
+   * Every run that begins in the next `seconds` fails at one step, as a run does whose role
+   * lacks a permission or whose calls are throttled: before the mapping is disabled (reading
+   * it), or after (publishing the notification). The drain's operator fixes the cause (`clear`).
+   */
+  failRuns(seconds: number, at: RunFailure): void {
+    this.runsFail = { until: this.world.clock.now() + seconds * 1000, at };
+  }
+
+  clearRunFailures(): void {
+    this.runsFail = { until: 0, at: 'before-disable' };
   }
 
   private advance(run: Running): void {
     for (let guard = 0; guard < 64 && this.running.has(run.execution.name); guard++) {
+      // Failed or stopped: it does nothing more, and leaves the mapping as it was.
+      if (run.execution.status !== 'RUNNING') {
+        this.running.delete(run.execution.name);
+        return;
+      }
       if (this.superseded(run)) return;
       if (run.phase === 'awaiting-operator' || this.world.clock.now() < run.until) return;
-      if (run.phase === 'cooling') this.halfOpen(run);
+      // AfterCoolDown and AfterProbe read the operator's action first.
+      if (this.resumeRecorded()) this.close(run);
+      else if (run.phase === 'cooling') this.halfOpen(run);
       else this.judgeProbe(run);
     }
+  }
+
+  private resumeRecorded(): boolean {
+    return this.world.control.breaker?.operatorAction === 'resume';
   }
 
   /** RecordOpen: conditioned on `epoch <= input.epoch`; disables the mapping. */
@@ -129,6 +175,7 @@ export class PauseModel {
       this.finish(run);
       return;
     }
+    const operatorAction = control.breaker?.operatorAction;
     control.breaker = {
       record: {
         state: 'open',
@@ -140,7 +187,9 @@ export class PauseModel {
       },
       probeSuccesses: 0,
       probeFailures: 0,
+      ...(operatorAction === undefined ? {} : { operatorAction }),
     };
+    this.mapping = 'disabled';
     run.phase = run.stop ? 'awaiting-operator' : 'cooling';
     run.until = at + run.cooldown * 1000;
   }
@@ -153,6 +202,7 @@ export class PauseModel {
       return;
     }
     const { reason, openedAt, cooldownSeconds } = breaker.record;
+    const { operatorAction } = breaker;
     this.world.control.breaker = {
       record: {
         state: 'half-open',
@@ -168,7 +218,9 @@ export class PauseModel {
       probeSuccesses: 0,
       probeFailures: 0,
       probeRepeatFailures: 0,
+      ...(operatorAction === undefined ? {} : { operatorAction }),
     };
+    this.mapping = 'probe';
     run.phase = 'probing';
     run.until += run.probeSeconds * 1000;
   }
@@ -184,9 +236,14 @@ export class PauseModel {
     this.recordOpen(run, run.until);
   }
 
-  /** RecordClosed (conditioned on the epoch); the next episode starts from the first cool-down. */
+  /**
+   * RestoreMapping, then RecordClosed (conditioned on the epoch; it removes the operator's
+   * action); the next episode starts from the first cool-down. A newer epoch's run owns the
+   * mapping: this one disables it again and steps aside.
+   */
   private close(run: Running): void {
     const breaker = this.world.control.breaker;
+    this.mapping = breaker !== undefined && breaker.record.epoch > run.epoch ? 'disabled' : 'enabled';
     if (breaker !== undefined && breaker.record.epoch === run.epoch) {
       this.world.control.breaker = {
         record: {

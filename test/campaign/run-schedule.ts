@@ -14,7 +14,7 @@ import { World } from '../world/world';
 import { FaultBoard } from './fault-board';
 import { Mapping } from './mapping';
 import { type PlantedBug, TracedOutside, tapPorts, tapProcessor } from './observe';
-import { answer, answerOldest, replayOldestOpen } from './operator';
+import { answer, answerOldest, replayOldestOpen, resumeConsumer } from './operator';
 import { PauseModel } from './pause-model';
 import { mulberry32 } from './prng';
 import { type CampaignEvent, consumerEnvironment, type MessageSpec, type Schedule } from './schedule';
@@ -152,18 +152,27 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
         await answerOldest(operator, event.decision);
         return;
       case 'resume':
-        // Only a stop waits for a person; resuming an outage's pause would be the operator's call,
-        // and what it let through during the outage would not be the consumer's doing.
-        if (pause.waitsForOperator()) pause.resume();
+        // At any moment of the pause: the operator races the state machine (outage schedules,
+        // whose invariants judge the consumer alone, have no operator).
+        await resumeConsumer(operator, pause, schedule.config.cooldownSeconds);
         return;
       case 'kill-verification':
         world.operations.abortOldest('outcome-unknown');
+        return;
+      case 'kill-pause':
+        // A run that fails (a publish refused, a throttled write) or is stopped, mid-pause.
+        world.operations.abortOldest('pause');
+        pause.tick();
+        return;
+      case 'pause-runs-fail':
+        pause.failRuns(event.seconds, event.at);
         return;
     }
   }
 
   async function drain(): Promise<void> {
     board.clear();
+    pause.clearRunFailures();
     let answered = 0;
     let canaries = 0;
     for (let round = 0; round < DRAIN_ROUNDS; round++) {
@@ -174,6 +183,12 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
         // cache period may not see the breaker yet (by design), and would find nothing to repair.
         await passTime(world.clock.now() + DEFAULTS.controlCacheSeconds * 1000);
         send({ id: 'canary', body: 'canary', scripts: [] }, 'canary');
+        await pollUntilEmpty();
+      }
+      // Still stuck (a mapping left disabled receives nothing): the failed-execution alarm and
+      // pq status ("NO PAUSE EXECUTION RUNNING") send the operator, who runs pq resume.
+      if (stuckBreaker() !== undefined) {
+        await operatorResumes();
         await pollUntilEmpty();
       }
       const before = replays;
@@ -200,11 +215,20 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
     }
   }
 
+  /** `pq resume`; a failure of the command itself is a breaker with no way back. */
+  async function operatorResumes(): Promise<void> {
+    try {
+      await resumeConsumer(operator, pause, schedule.config.cooldownSeconds);
+    } catch (error) {
+      trace.breakerWithoutWayBack.push(`pq resume failed: ${(error as Error).message}`);
+    }
+  }
+
   async function pollUntilEmpty(): Promise<void> {
     for (let poll = 0; poll < DRAIN_POLLS; poll++) {
       pause.tick();
       // The operator resumes a stop once they have looked (the drain plays them).
-      if (pause.waitsForOperator()) pause.resume();
+      if (pause.waitsForOperator()) await operatorResumes();
       if (world.queue.messages.size === 0) return;
       const next = world.queue.nextVisibleAt();
       if (next !== undefined && pause.mappingEnabled()) await passTime(next);

@@ -6,6 +6,7 @@
 import { ENV } from '../../contract/env';
 import { FAULT_KINDS, FAULT_POINTS, type FaultKind, type FaultPoint } from '../../local/faults/fault-points';
 import type { Step } from '../world/scripted-processor';
+import type { RunFailure } from './pause-model';
 
 /** The consumer's settings a schedule varies; everything else keeps its default. */
 export interface CampaignConfig {
@@ -70,7 +71,9 @@ export type CampaignEvent =
    * fails (a publish refused) or times out: the control plane's own fault. Its record must still
    * be answerable.
    */
-  | { readonly do: 'kill-verification' };
+  | { readonly do: 'kill-verification' }
+  | { readonly do: 'kill-pause' }
+  | { readonly do: 'pause-runs-fail'; readonly seconds: number; readonly at: RunFailure };
 
 export interface Schedule {
   /** Seeds the world's own randomness (backoff jitter). */

@@ -315,7 +315,7 @@ describe('PoisonQuarantine with default props', () => {
   });
 
   it('alarms when a pause has kept consumption stopped past pausedTooLongAlarm, and when a decision is overdue', () => {
-    // The operations state machine publishes both, with the queue as the dimension.
+    // The state machines publish them, with the queue as the dimension.
     const queueArn = { 'Fn::GetAtt': [Match.stringLikeRegexp('PipelineSource'), 'Arn'] };
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'PoisonQuarantine',

@@ -4,9 +4,10 @@
  * execution waits with a task token, the answer that lets it restore the mapping.
  */
 import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { DescribeExecutionCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
+import { MAX_PAUSE_RUNS, Operations } from '../../lambdas/adapters/operations';
 import { type CliHarness, eventually, startCliHarness } from './support/cli-harness';
 
 const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
@@ -29,6 +30,19 @@ async function breakerItem() {
     }),
   );
   return Item ?? {};
+}
+
+/** Stops a run and waits until it has ended (moto may refuse a stop right after the start). */
+async function stopRun(executionArn: string): Promise<void> {
+  await eventually('the run stopped', async () => {
+    try {
+      await cli.pipeline.clients.sfn.send(new StopExecutionCommand({ executionArn }));
+    } catch {
+      return undefined;
+    }
+    const { status } = await cli.pipeline.clients.sfn.send(new DescribeExecutionCommand({ executionArn }));
+    return status === 'RUNNING' ? undefined : status;
+  });
 }
 
 // The tests share one breaker and run in order: never opened; a stop whose execution waits for the
@@ -110,6 +124,29 @@ describe('resume and hold', () => {
       (await breakerItem()).state?.S === 'closed' ? true : undefined,
     );
     expect((await cli.run('status')).stdout).toMatch(/^Mapping: +Enabled/m);
+  });
+
+  it('given five runs of the pause ended (the consumer restarts no more), then resume still starts the next one, which closes the breaker', async () => {
+    // Prepare: every run failed the same way (say, a permission missing) until someone fixed it.
+    const { epoch } = await control.tripBreaker({ reason: 'outage', now: new Date(), stop: false });
+    const operations = new Operations(cli.pipeline.clients.sfn, cli.pipeline.names.stateMachines);
+    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+      const started = await operations.startPause({ epoch, reason: 'outage', stop: false });
+      if (!started.started) throw new Error(`run ${run} not started`);
+      await stopRun(started.executionArn);
+    }
+
+    // Act
+    const resume = await cli.run('resume', '--reason', 'the pause role got its permission back');
+
+    // Assess
+    expect(resume).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`started pause-${epoch}-r${MAX_PAUSE_RUNS + 1}, which carries it out`),
+    });
+    await eventually('the started run to close the breaker', async () =>
+      (await breakerItem()).state?.S === 'closed' ? true : undefined,
+    );
   });
 
   it('writes operatorAction with an audit entry on the breaker item; status shows it', async () => {

@@ -18,6 +18,8 @@ export interface StoredBreaker {
   readonly probeFailures: number;
   /** Absent: none (the state machine sets it to 0 at each window; older tests leave it out). */
   readonly probeRepeatFailures?: number;
+  /** `pq resume` / `pq hold`, until the pause closes the breaker or a new trip clears it. */
+  readonly operatorAction?: 'resume' | 'hold';
 }
 
 export class MemoryControl implements ControlPort {

@@ -1,5 +1,5 @@
 /**
- * The operations state machine's executions in memory, with Step Functions' idempotent names: a
+ * The pause and verification state machines' executions in memory, with Step Functions' idempotent names: a
  * repeated StartExecution of a name that exists starts nothing. While that execution is open, the
  * very same input is answered as the first start was (same ARN); another input, or any input once
  * the execution closed, is ExecutionAlreadyExists (lambdas/adapters/operations.ts reports
@@ -37,7 +37,7 @@ export class MemoryOperations implements OperationsPort {
   }
 
   /** As Operations.startPause: the epoch's first run that is alive, or a new run after dead ones. */
-  async startPause(input: PauseInput): Promise<StartOutcome> {
+  async startPause(input: PauseInput, maxRuns = MAX_PAUSE_RUNS): Promise<StartOutcome> {
     const pauseInput = {
       kind: 'pause',
       reason: input.reason,
@@ -47,7 +47,7 @@ export class MemoryOperations implements OperationsPort {
         TIMINGS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]]),
       ),
     };
-    for (let run = 1; run <= MAX_PAUSE_RUNS; run++) {
+    for (let run = 1; run <= maxRuns; run++) {
       const name = pauseExecutionName(input.epoch, run);
       const outcome = this.start(name, pauseInput);
       if (outcome.started) return outcome;
@@ -60,7 +60,7 @@ export class MemoryOperations implements OperationsPort {
   }
 
   /** Ends the oldest running execution of this kind unfinished, as StopExecution would (a campaign's fault). */
-  abortOldest(kind: 'outcome-unknown'): void {
+  abortOldest(kind: 'outcome-unknown' | 'pause'): void {
     const running = [...this.executions.values()].find(
       (execution) => execution.status === 'RUNNING' && execution.input.kind === kind,
     );

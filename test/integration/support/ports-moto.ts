@@ -210,7 +210,7 @@ async function shapeOf(pipeline: AdapterPipeline, tableName: string): Promise<Cr
   };
 }
 
-/** The breaker item as the operations state machine writes it (control-items.ts reads it back). */
+/** The breaker item as the pause state machine writes it (control-items.ts reads it back). */
 function breakerItem(record: BreakerRecord): Item {
   return {
     state: { S: record.state },
