@@ -145,6 +145,10 @@ function describeBreaker({ breaker: view }: ControlView, pauseRuns: readonly Pau
   if (breaker.stop) parts.push('STOP: no automatic resume');
   else if (driven) parts.push('resumes by itself after a good probe');
   if (view.operatorAction) parts.push(`operator said ${view.operatorAction}`);
+  if (view.operatorFieldsProblem)
+    parts.push(
+      `OPERATOR FIELDS UNREADABLE: ${view.operatorFieldsProblem} (pq resume or pq hold writes them afresh, keeping a garbled audit as garbledAudit)`,
+    );
   if (view.waitingForOperator) parts.push('WAITING FOR OPERATOR: pq resume | pq hold');
   const runs = pauseRuns.map((run) => `${run.name} ${run.status}`).join(', ');
   parts.push(

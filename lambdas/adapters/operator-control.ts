@@ -12,14 +12,24 @@ import type { AuditEntry } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
 import { guarded, namesIn, updateIf } from './conditional-writes';
 import { BREAKER_KEY, FREEZE_KEY, ISOLATION_KEY, readBreaker, toIsolation } from './control-items';
-import { BreakerNotPausedError, ControlStateUnavailableError, describeSdkError } from './errors';
+import {
+  BreakerNotPausedError,
+  ControlStateUnavailableError,
+  describeSdkError,
+  MalformedItemError,
+} from './errors';
 import { auditEntryAttribute } from './quarantine-item';
 
 // The pause execution reads operatorAction at each checkpoint and clears it when it closes the
 // breaker; the condition re-checks that there is still a pause to answer.
 const IS_PAUSED = 'attribute_exists(#pk) AND #state IN (:open, :halfOpen)';
+const AUDIT_IS_A_LIST = '(attribute_not_exists(#audit) OR attribute_type(#audit, :list))';
 const SET_ACTION =
   'SET #operatorAction = :action, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+// An audit that is no list (edited by hand) cannot be appended to: it is kept aside, as it was,
+// and a new trail begins, so the operator's answer is never refused for it.
+const AUDIT_IS_GARBLED = 'attribute_exists(#audit) AND NOT attribute_type(#audit, :list)';
+const SET_ACTION_NEW_AUDIT = 'SET #operatorAction = :action, #garbledAudit = #audit, #audit = :entry';
 
 export interface BreakerView {
   /** Undefined: the breaker never opened (no item). */
@@ -30,6 +40,11 @@ export interface BreakerView {
   readonly audit: readonly AuditEntry[];
   /** An unreadable item's attributes as stored, for a person to see what is wrong; never its task token. */
   readonly storedAttributes?: Item;
+  /**
+   * A breaker that reads well but whose operator fields (`operatorAction`, `audit`) do not: what
+   * is wrong with them. The breaker is still shown; a new action or reset writes them afresh.
+   */
+  readonly operatorFieldsProblem?: string;
 }
 
 export interface FreezeView {
@@ -76,27 +91,32 @@ export class OperatorControl {
    * BreakerNotPausedError when the breaker closed first.
    */
   async setOperatorAction(action: BreakerAction, entry: AuditEntry): Promise<void> {
-    const outcome = await guarded(
-      () =>
-        updateIf(this.dynamodb, {
-          tableName: this.table,
-          key: BREAKER_KEY,
-          update: SET_ACTION,
-          condition: IS_PAUSED,
-          values: {
-            ':action': S(action),
-            ':open': S('open'),
-            ':halfOpen': S('half-open'),
-            ':entry': L([auditEntryAttribute(entry)]),
-            ':noAudit': L([]),
-          },
-        }),
-      (error) =>
-        new ControlStateUnavailableError(
-          `Control table ${this.table}: ${action} not recorded on the breaker: ${describeSdkError(error)}`,
-          { cause: error },
-        ),
-    );
+    const write = (update: string, condition: string) =>
+      guarded(
+        () =>
+          updateIf(this.dynamodb, {
+            tableName: this.table,
+            key: BREAKER_KEY,
+            update,
+            condition: `${IS_PAUSED} AND ${condition}`,
+            values: {
+              ':action': S(action),
+              ':open': S('open'),
+              ':halfOpen': S('half-open'),
+              ':entry': L([auditEntryAttribute(entry)]),
+              ':list': S('L'),
+              ...(update === SET_ACTION ? { ':noAudit': L([]) } : {}),
+            },
+          }),
+        (error) =>
+          new ControlStateUnavailableError(
+            `Control table ${this.table}: ${action} not recorded on the breaker: ${describeSdkError(error)}`,
+            { cause: error },
+          ),
+      );
+    let outcome = await write(SET_ACTION, AUDIT_IS_A_LIST);
+    if (!outcome.ok && outcome.old?.audit !== undefined && outcome.old.audit.L === undefined)
+      outcome = await write(SET_ACTION_NEW_AUDIT, AUDIT_IS_GARBLED);
     if (!outcome.ok)
       throw new BreakerNotPausedError(
         `the breaker closed before ${action} was recorded: consumption is running`,
@@ -134,20 +154,28 @@ export class OperatorControl {
       const { pk, sk, taskToken, ...storedAttributes } = item;
       return { breaker, waitingForOperator, audit: [], storedAttributes };
     }
-    const read = new ItemReader(item, 'breaker');
-    const operatorAction = read.optionalString('operatorAction');
-    return {
-      breaker,
-      ...(operatorAction === undefined ? {} : { operatorAction }),
-      waitingForOperator,
-      audit: read.list('audit').map((entry) => ({
-        who: entry.string('who'),
-        when: entry.string('when'),
-        what: entry.string('what'),
-        why: entry.string('why'),
-      })),
-    };
+    try {
+      return { breaker, waitingForOperator, ...operatorFields(item) };
+    } catch (error) {
+      if (!(error instanceof MalformedItemError)) throw error;
+      return { breaker, waitingForOperator, audit: [], operatorFieldsProblem: error.message };
+    }
   }
+}
+
+/** What operators wrote on the breaker item: their last action and the audit trail. */
+function operatorFields(item: Item): Pick<BreakerView, 'operatorAction' | 'audit'> {
+  const read = new ItemReader(item, 'breaker');
+  const operatorAction = read.optionalString('operatorAction');
+  return {
+    ...(operatorAction === undefined ? {} : { operatorAction }),
+    audit: read.list('audit').map((entry) => ({
+      who: entry.string('who'),
+      when: entry.string('when'),
+      what: entry.string('what'),
+      why: entry.string('why'),
+    })),
+  };
 }
 
 function freezeView(item: Item | undefined): FreezeView {

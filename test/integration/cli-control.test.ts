@@ -271,3 +271,42 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
     expect((await cli.run('status')).stdout).toMatch(/^Mapping: +Enabled/m);
   });
 });
+
+// After the tests above the breaker is closed and reads well; a person then garbles only the
+// fields operators write (its audit trail, the operator action) by hand.
+describe('a readable breaker whose operator fields are garbled', () => {
+  it('status still shows the breaker, says which field it cannot read, and nothing is lost', async () => {
+    const before = await control.tripBreaker({ reason: 'outage', now: new Date(), stop: true });
+    const item = await breakerItem();
+    await cli.pipeline.clients.dynamodb.send(
+      new PutItemCommand({
+        TableName: cli.pipeline.names.controlTable,
+        Item: { ...item, audit: { S: 'edited by hand' }, operatorAction: { N: '7' } },
+      }),
+    );
+
+    const status = await cli.run('status');
+    const json = await cli.run('status', '--json');
+
+    expect(status).toMatchObject({ code: 0, stderr: '' });
+    expect(status.stdout).toMatch(
+      new RegExp(`^Breaker: +OPEN .*epoch ${before.epoch}; .*OPERATOR FIELDS UNREADABLE: breaker: `, 'm'),
+    );
+    expect(JSON.parse(json.stdout).breaker).toMatchObject({
+      breaker: { state: 'open', epoch: before.epoch },
+      operatorFieldsProblem: expect.stringContaining('breaker: '),
+    });
+
+    // The operator can still answer: the garbled trail is kept aside, a new one begins.
+    const resume = await cli.run('resume', '--reason', 'audit edited by hand, looked at');
+    expect(resume).toMatchObject({ code: 0, stderr: '' });
+    const after = await eventually('the breaker closed', async () => {
+      const read = await breakerItem();
+      return read.state?.S === 'closed' ? read : undefined;
+    });
+    expect(after.garbledAudit).toStrictEqual({ S: 'edited by hand' });
+    expect(after.audit?.L?.map((entry) => entry.M?.why)).toStrictEqual([
+      { S: 'audit edited by hand, looked at' },
+    ]);
+  });
+});
