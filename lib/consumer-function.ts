@@ -75,6 +75,8 @@ export class ConsumerFunction extends nodejs.NodejsFunction {
         // The AWS SDK is bundled rather than taken from the runtime, so the version tested here
         // is the version that runs.
         externalModules: [],
+        // esbuild's size table on every synth is noise; its warnings and errors still show.
+        logLevel: nodejs.LogLevel.WARNING,
         esbuildArgs: { [`--alias:${PROCESSOR_MODULE_ALIAS}`]: path.resolve(props.processorEntry) },
       },
     });
