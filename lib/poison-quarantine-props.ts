@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -209,13 +209,27 @@ export interface PoisonQuarantineProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
+/** A number known at synth; undefined when absent or only known at deployment (a Token). */
+function known(value: number | undefined): number | undefined {
+  return value === undefined || Token.isUnresolved(value) ? undefined : value;
+}
+
+/** A duration's seconds when known at synth (a Token duration is CloudFormation's to check). */
+function knownSeconds(duration: Duration | undefined): number | undefined {
+  return duration === undefined || Token.isUnresolved(duration.toSeconds())
+    ? undefined
+    : duration.toSeconds();
+}
+
 /**
  * Checks every prop and throws once, listing every problem with the value given, so a user
- * fixes them in one round.
+ * fixes them in one round. Values only known at deployment (unresolved Tokens) are left to
+ * CloudFormation and the consumer's own check at cold start.
  */
 export function validateProps(props: PoisonQuarantineProps): void {
   const errors: string[] = [];
-  const integer = (name: string, value: number | undefined, min: number, max: number) => {
+  const integer = (name: string, given: number | undefined, min: number, max: number) => {
+    const value = known(given);
     if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
       errors.push(`${name} must be an integer from ${min} to ${max} (given ${value})`);
     }
@@ -233,57 +247,75 @@ export function validateProps(props: PoisonQuarantineProps): void {
 
   const fifo = props.queue?.fifo ?? props.fifo ?? false;
   integer('batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
-  const share = props.quarantineShareThreshold;
+  const batchSize = known(props.batchSize);
+  const batchingWindow = knownSeconds(props.maxBatchingWindow);
+  if (!fifo && batchSize !== undefined && batchSize > 10 && (batchingWindow ?? 0) < 1) {
+    errors.push(
+      `batchSize above 10 needs a maxBatchingWindow of at least 1 second ` +
+        `(given batchSize ${batchSize}, maxBatchingWindow ${batchingWindow ?? 0} s)`,
+    );
+  }
+  const share = known(props.quarantineShareThreshold);
   if (share !== undefined && !(share > 0 && share < 1)) {
     errors.push(`quarantineShareThreshold must be between 0 and 1, exclusive (given ${share})`);
   }
 
-  const consumerTimeout = props.consumerTimeout ?? Duration.seconds(DEFAULTS.consumerTimeoutSeconds);
-  if (consumerTimeout.toSeconds() < 1 || consumerTimeout.toSeconds() > 900) {
-    errors.push(`consumerTimeout must be from 1 to 900 seconds (given ${consumerTimeout.toSeconds()} s)`);
+  const consumerTimeout = props.consumerTimeout
+    ? knownSeconds(props.consumerTimeout)
+    : DEFAULTS.consumerTimeoutSeconds;
+  if (consumerTimeout !== undefined && (consumerTimeout < 1 || consumerTimeout > 900)) {
+    errors.push(`consumerTimeout must be from 1 to 900 seconds (given ${consumerTimeout} s)`);
   }
-  const visibility = props.visibilityTimeout;
+  const visibility = knownSeconds(props.visibilityTimeout);
   if (visibility !== undefined) {
-    const minimum = consumerTimeout.toSeconds() * DEFAULTS.visibilityTimeoutFactor;
-    if (visibility.toSeconds() < minimum) {
+    const minimum = (consumerTimeout ?? 0) * DEFAULTS.visibilityTimeoutFactor;
+    if (visibility < minimum) {
       errors.push(
         `visibilityTimeout must be at least ${DEFAULTS.visibilityTimeoutFactor}x consumerTimeout ` +
-          `(given visibilityTimeout ${visibility.toSeconds()} s, consumerTimeout ${consumerTimeout.toSeconds()} s)`,
+          `(given visibilityTimeout ${visibility} s, consumerTimeout ${consumerTimeout} s)`,
       );
     }
-    if (visibility.toSeconds() > 43_200) {
-      errors.push(`visibilityTimeout must be at most 43200 seconds (given ${visibility.toSeconds()} s)`);
+    if (visibility > 43_200) {
+      errors.push(`visibilityTimeout must be at most 43200 seconds (given ${visibility} s)`);
     }
   }
-  const window = props.maxBatchingWindow?.toSeconds();
+  const window = batchingWindow;
   if (window !== undefined && (window < 0 || window > 300)) {
     errors.push(`maxBatchingWindow must be from 0 to 300 seconds (given ${window} s)`);
   }
   if (window !== undefined && window > 0 && fifo) {
     errors.push(`maxBatchingWindow is not supported for FIFO queues (given ${window} s)`);
   }
-  const outageWindow = props.outageWindow?.toSeconds();
+  const outageWindow = knownSeconds(props.outageWindow);
   if (outageWindow !== undefined && (outageWindow < 1 || outageWindow > 3600)) {
     errors.push(`outageWindow must be from 1 to 3600 seconds (given ${outageWindow} s)`);
   }
   const seconds = (name: string, value: Duration | undefined, min: number, max: number) =>
-    integer(name, value?.toSeconds(), min, max);
+    integer(name, knownSeconds(value), min, max);
   seconds('breakerCooldown (seconds)', props.breakerCooldown, 1, 86_400);
   seconds('breakerMaxCooldown (seconds)', props.breakerMaxCooldown, 1, 86_400);
   seconds('breakerProbeWindow (seconds)', props.breakerProbeWindow, 1, 3600);
   seconds('operatorHeartbeat (seconds)', props.operatorHeartbeat, 1, 31_536_000);
   seconds('operatorTimeout (seconds)', props.operatorTimeout, 2, 31_536_000);
   seconds('pausedTooLongAlarm (seconds)', props.pausedTooLongAlarm, 60, 31_536_000);
-  const cooldown = props.breakerCooldown?.toSeconds() ?? DEFAULTS.breakerCooldownSeconds;
-  const maxCooldown = props.breakerMaxCooldown?.toSeconds() ?? DEFAULTS.breakerMaxCooldownSeconds;
-  if (maxCooldown < cooldown) {
+  const cooldown = props.breakerCooldown
+    ? knownSeconds(props.breakerCooldown)
+    : DEFAULTS.breakerCooldownSeconds;
+  const maxCooldown = props.breakerMaxCooldown
+    ? knownSeconds(props.breakerMaxCooldown)
+    : DEFAULTS.breakerMaxCooldownSeconds;
+  if (cooldown !== undefined && maxCooldown !== undefined && maxCooldown < cooldown) {
     errors.push(
       `breakerMaxCooldown must be at least breakerCooldown (given breakerMaxCooldown ${maxCooldown} s, breakerCooldown ${cooldown} s)`,
     );
   }
-  const heartbeat = props.operatorHeartbeat?.toSeconds() ?? DEFAULTS.operatorHeartbeatSeconds;
-  const timeout = props.operatorTimeout?.toSeconds() ?? DEFAULTS.operatorTimeoutSeconds;
-  if (heartbeat >= timeout) {
+  const heartbeat = props.operatorHeartbeat
+    ? knownSeconds(props.operatorHeartbeat)
+    : DEFAULTS.operatorHeartbeatSeconds;
+  const timeout = props.operatorTimeout
+    ? knownSeconds(props.operatorTimeout)
+    : DEFAULTS.operatorTimeoutSeconds;
+  if (heartbeat !== undefined && timeout !== undefined && heartbeat >= timeout) {
     errors.push(
       `operatorHeartbeat must be shorter than operatorTimeout (given operatorHeartbeat ${heartbeat} s, operatorTimeout ${timeout} s)`,
     );

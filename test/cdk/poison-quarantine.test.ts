@@ -1,4 +1,4 @@
-import { App, Duration, Stack } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -566,8 +566,32 @@ describe('PoisonQuarantine prop validation', () => {
     [{ messageKeyPath: 'a..b' }, /messageKeyPath must be a dotted path like "order.id" \(given "a..b"\)/],
     [{ memorySize: 64 }, /memorySize must be an integer from 128 to 10240 \(given 64\)/],
     [{ quarantineCapacity: 0 }, /quarantineCapacity must be an integer from 1 to 1000000 \(given 0\)/],
+    // Lambda refuses a standard queue's batch above 10 without a batching window of 1 s or more.
+    [
+      { batchSize: 100 },
+      /batchSize above 10 needs a maxBatchingWindow of at least 1 second \(given batchSize 100, maxBatchingWindow 0 s\)/,
+    ],
   ])('rejects %o', (props, message) => {
     expect(() => pipelineStack(props)).toThrow(message);
+  });
+
+  it('accepts a batch above 10 with a batching window', () => {
+    expect(() => pipelineStack({ batchSize: 100, maxBatchingWindow: Duration.seconds(1) })).not.toThrow();
+  });
+
+  it('leaves values only known at deployment (unresolved tokens) to CloudFormation', () => {
+    const { stack } = pipelineStack();
+    const limit = new CfnParameter(stack, 'AttemptLimit', { type: 'Number', default: 3 });
+    const timeout = new CfnParameter(stack, 'TimeoutSeconds', { type: 'Number', default: 30 });
+
+    const construct = () =>
+      new PoisonQuarantine(stack, 'FromParameters', {
+        processorEntry: FIXTURE_PROCESSOR,
+        attemptLimit: limit.valueAsNumber,
+        breakerCooldown: Duration.seconds(timeout.valueAsNumber),
+      });
+
+    expect(construct).not.toThrow();
   });
 
   it('lists every problem at once', () => {
