@@ -11,6 +11,7 @@
  * A replay killed half-way (or whose undo failed) leaves its claim: `replay --resume` settles
  * it from the ledger (core/operator.ts `decideResume`), never by sending.
  */
+import { LEDGER_STATE } from '../contract/ledger';
 import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
 import { LedgerStateMismatchError, StaleAttemptError } from '../lambdas/adapters/errors';
 import type { RecordedMessageAttribute } from '../lambdas/adapters/source-queue';
@@ -67,7 +68,7 @@ export async function replayRecord(
   let receipt: ReplayReceipt;
   try {
     reset = await deployment.ledger.resetForReplay(record.messageKey, {
-      expectedState: 'quarantined',
+      expectedState: LEDGER_STATE.quarantined,
       quarantineId: id,
       now: actor.now,
     });

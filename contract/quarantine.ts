@@ -1,7 +1,11 @@
 /**
- * The statuses of a quarantine record (docs/design.md, "Quarantine table"). The consumer writes
- * `open` and `awaiting-operator`, the operator CLI claims a replay with `replaying`, and the
- * verification state machine and the CLI close a record as `resolved` or `replayed`.
+ * What the consumer, the operator CLI and the verification state machine share of a quarantine
+ * record (docs/design.md, "Quarantine table"): its statuses, the attributes the machine reads
+ * and writes, and the operator's decisions on an outcome-unknown record with the status each
+ * leads to. The consumer writes `open` and `awaiting-operator`, the operator CLI claims a replay
+ * with `replaying`, and the verification state machine and the CLI close a record as `resolved`
+ * or `replayed`. The record's other attributes are the runtime's alone
+ * (lambdas/adapters/quarantine-item.ts).
  */
 export const QUARANTINE_STATUS = {
   open: 'open',
@@ -13,3 +17,30 @@ export const QUARANTINE_STATUS = {
 } as const;
 
 export type QuarantineStatus = (typeof QUARANTINE_STATUS)[keyof typeof QUARANTINE_STATUS];
+
+/** Quarantine record attributes the verification machine reads and writes (table key `id`). */
+export const RECORD_ATTRIBUTES = {
+  status: 'status',
+  /** Read, never written by the machine: the ledger item a `done` completes. */
+  messageKey: 'messageKey',
+  /** Present only while the machine waits for the operator; a bearer secret. */
+  taskToken: 'taskToken',
+  waitingSince: 'waitingSince',
+  /** `{ who, when, what, why }` entries: the machine appends the operator's decision. */
+  audit: 'audit',
+} as const;
+
+/** `decision` of the operator's SendTaskSuccess output `{ decision, who, why, at }` (rule 8). */
+export const VERIFY_DECISION = { done: 'done', notDone: 'not-done', discard: 'discard' } as const;
+
+export type VerifyDecision = (typeof VERIFY_DECISION)[keyof typeof VERIFY_DECISION];
+
+/**
+ * Where each decision leaves the record: the verification machine moves it on so, and the CLI
+ * does the same when no execution is left to wait.
+ */
+export const VERIFIED_STATUS = {
+  [VERIFY_DECISION.done]: QUARANTINE_STATUS.resolved,
+  [VERIFY_DECISION.notDone]: QUARANTINE_STATUS.replayed,
+  [VERIFY_DECISION.discard]: QUARANTINE_STATUS.resolved,
+} as const satisfies Record<VerifyDecision, QuarantineStatus>;

@@ -4,10 +4,11 @@
  * pause execution waits for it, sent to that execution.
  */
 
+import { BREAKER_STATE, type BreakerAction, OPERATOR_ACTION } from '../../contract/control';
 import { BreakerNotPausedError, TaskTokenRejectedError } from '../../lambdas/adapters/errors';
 import { OPERATOR_PAUSE_RUNS } from '../../lambdas/adapters/operations';
 import type { BreakerReading } from '../../lambdas/core/breaker';
-import { type BreakerAction, breakerOutput, decideBreakerAction } from '../../lambdas/core/operator';
+import { breakerOutput, decideBreakerAction } from '../../lambdas/core/operator';
 import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
@@ -15,7 +16,7 @@ import { Refused } from '../errors';
 import { auditEntry } from '../replay-flow';
 
 const HELP: Readonly<Record<BreakerAction, string>> = {
-  resume: `pq resume - let a paused consumer consume again
+  [OPERATOR_ACTION.resume]: `pq resume - let a paused consumer consume again
 
 Usage: pq resume --reason "why it is safe now"
 
@@ -23,7 +24,7 @@ The consumer was paused (pq status: breaker open) because different messages fai
 (an outage of something they share) or a stop condition hit (the quarantine could not be
 written, or too many messages were being quarantined). Check that the cause is gone first.
 A stop ("STOP: no automatic resume" in pq status) waits for exactly this.`,
-  hold: `pq hold - keep a paused consumer paused
+  [OPERATOR_ACTION.hold]: `pq hold - keep a paused consumer paused
 
 Usage: pq hold --reason "why"
 
@@ -34,7 +35,10 @@ dependency is known to be down, or while you investigate.`,
 function breakerCommand(action: BreakerAction): Command {
   return {
     name: action,
-    summary: action === 'resume' ? 'let a paused consumer consume again' : 'keep a paused consumer paused',
+    summary:
+      action === OPERATOR_ACTION.resume
+        ? 'let a paused consumer consume again'
+        : 'keep a paused consumer paused',
     options: { reason: { type: 'string' } },
     help: HELP[action],
     async run(context: CommandContext) {
@@ -81,8 +85,8 @@ async function answer(deployment: Deployment, token: string, output: object): Pr
   }
 }
 
-export const resume = breakerCommand('resume');
-export const hold = breakerCommand('hold');
+export const resume = breakerCommand(OPERATOR_ACTION.resume);
+export const hold = breakerCommand(OPERATOR_ACTION.hold);
 
 /**
  * Starts the next run of the breaker's pause unless one is running; its name, if started. Past
@@ -94,7 +98,8 @@ export async function ensurePauseRun(
   breaker: BreakerReading | undefined,
 ): Promise<string | undefined> {
   // A closed breaker has no pause, and an unreadable one no episode a run could drive.
-  if (breaker === undefined || breaker.state === 'closed' || breaker.state === 'unreadable') return undefined;
+  if (breaker === undefined || breaker.state === BREAKER_STATE.closed || breaker.state === 'unreadable')
+    return undefined;
   const pause = { epoch: breaker.epoch, reason: breaker.reason, stop: breaker.stop };
   const outcome = await deployment.operations.startPause(
     { ...pause, ...deployment.config.breakerTimings },

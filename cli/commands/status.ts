@@ -1,5 +1,6 @@
 /** `pq status`: is the consumer consuming, and what waits for a person. */
 
+import { BREAKER_STATE } from '../../contract/control';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import type { Item } from '../../lambdas/adapters/attribute-values';
 import { BREAKER_READ_ATTRIBUTES } from '../../lambdas/adapters/control-items';
@@ -51,7 +52,7 @@ Next: pq list --group`,
     const breaker = control.breaker.breaker;
     // An unreadable breaker has no episode whose runs could be asked for.
     const pauseRuns =
-      breaker === undefined || breaker.state === 'closed' || breaker.state === 'unreadable'
+      breaker === undefined || breaker.state === BREAKER_STATE.closed || breaker.state === 'unreadable'
         ? []
         : await deployment.operations.pauseRuns(breaker.epoch);
     const json = {
@@ -133,7 +134,7 @@ interface PauseRun {
 
 function describeBreaker({ breaker: view }: ControlView, pauseRuns: readonly PauseRun[]): string {
   const { breaker } = view;
-  if (breaker === undefined || breaker.state === 'closed') return `closed (consuming normally)`;
+  if (breaker === undefined || breaker.state === BREAKER_STATE.closed) return 'closed (consuming normally)';
   if (breaker.state === 'unreadable') return describeUnreadable(breaker, view.storedAttributes ?? {});
   const parts = [
     `${breaker.state.toUpperCase()} since ${new Date(breaker.openedAt).toISOString()}`,

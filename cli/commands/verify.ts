@@ -1,28 +1,29 @@
 /** `pq verify`: rule 8, the operator's answer for a message whose outside call may have happened. */
+import {
+  QUARANTINE_STATUS,
+  VERIFIED_STATUS,
+  VERIFY_DECISION,
+  type VerifyDecision,
+} from '../../contract/quarantine';
 import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
-import {
-  decideVerify,
-  VERIFIED_STATUS,
-  type VerifyDecision,
-  verifyOutput,
-  verifyWaitOf,
-} from '../../lambdas/core/verify';
+import { decideVerify, verifyOutput, verifyWaitOf } from '../../lambdas/core/verify';
 import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused, UsageError } from '../errors';
 import { type Actor, replayRecord } from '../replay-flow';
 
-const DECISIONS: readonly VerifyDecision[] = ['done', 'not-done', 'discard'];
+const DECISIONS: readonly VerifyDecision[] = Object.values(VERIFY_DECISION);
 
 export const verify: Command = {
   name: 'verify',
   summary: 'answer an "outcome unknown" record after checking the outside system',
   options: {
-    done: { type: 'boolean' },
-    'not-done': { type: 'boolean' },
-    discard: { type: 'boolean' },
+    // One flag per decision, named as the decision: `run` reads them so.
+    [VERIFY_DECISION.done]: { type: 'boolean' },
+    [VERIFY_DECISION.notDone]: { type: 'boolean' },
+    [VERIFY_DECISION.discard]: { type: 'boolean' },
     reason: { type: 'string' },
   },
   help: `pq verify - answer an "outcome unknown" record (status awaiting-operator)
@@ -119,13 +120,13 @@ async function applyToRecord(
   actor: Actor,
 ): Promise<void> {
   try {
-    if (decision === 'done')
+    if (decision === VERIFY_DECISION.done)
       await deployment.ledger.completeQuarantined(record.messageKey, record.id, actor.now);
     await deployment.records.setStatus(
       record.id,
       VERIFIED_STATUS[decision],
       { who: actor.who, when: actor.now, why: actor.why },
-      { expected: ['awaiting-operator'], what: decision, closeWait: true },
+      { expected: [QUARANTINE_STATUS.awaitingOperator], what: decision, closeWait: true },
     );
   } catch (error) {
     if (error instanceof LedgerStateMismatchError)

@@ -9,14 +9,9 @@ import {
   GetItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
+import { LEDGER_STATE, type LedgerState } from '../../contract/ledger';
 import type { LedgerGlance } from '../core/suspects';
-import type {
-  ErrorEvidence,
-  ExternalRecord,
-  FailureCounters,
-  LedgerState,
-  QuarantineIntent,
-} from '../core/types';
+import type { ErrorEvidence, ExternalRecord, FailureCounters, QuarantineIntent } from '../core/types';
 import {
   BOOL,
   evidenceToAttribute,
@@ -129,10 +124,10 @@ const COUNTER_DEFAULTS =
   '#charged = if_not_exists(#charged, :zero), #transientFailures = if_not_exists(#transientFailures, :zero), ' +
   '#unknownFailures = if_not_exists(#unknownFailures, :zero), #generation = if_not_exists(#generation, :zero)';
 
-const IN_FLIGHT = S('in-flight');
-const READY = S('ready');
-const COMPLETED = S('completed');
-const QUARANTINED = S('quarantined');
+const IN_FLIGHT = S(LEDGER_STATE.inFlight);
+const READY = S(LEDGER_STATE.ready);
+const COMPLETED = S(LEDGER_STATE.completed);
+const QUARANTINED = S(LEDGER_STATE.quarantined);
 
 type Outcome =
   | { readonly ok: true; readonly item: LedgerEntry }
@@ -208,7 +203,7 @@ export class AttemptLedger {
       attemptId,
       'SET #state = :completed, #lastEndedAt = :now REMOVE #envId',
       { ':completed': COMPLETED, ':now': S(now.toISOString()) },
-      (current) => current.state === 'completed' && current.attemptId === attemptId,
+      (current) => current.state === LEDGER_STATE.completed && current.attemptId === attemptId,
     );
   }
 
@@ -235,7 +230,7 @@ export class AttemptLedger {
         ...(lastError ? { ':lastError': evidenceToAttribute(lastError) } : {}),
         ...(crashed === true || failedProbe === true ? { ':true': BOOL(true) } : {}),
       },
-      (current) => current.state === 'ready' && current.attemptId === attemptId,
+      (current) => current.state === LEDGER_STATE.ready && current.attemptId === attemptId,
     );
   }
 
@@ -288,7 +283,8 @@ export class AttemptLedger {
     if (outcome.ok) return outcome.item;
     const current = outcome.previous;
     // A retry after the mark landed: the same quarantine, nothing left to do (and nothing charged twice).
-    if (current?.state === 'quarantined' && current.quarantineId === mark.quarantineId) return current;
+    if (current?.state === LEDGER_STATE.quarantined && current.quarantineId === mark.quarantineId)
+      return current;
     const message = `markQuarantined refused for key ${JSON.stringify(key)}: ${describeEntry(current)}`;
     throw attemptId === undefined
       ? new LedgerStateMismatchError(message, current)
@@ -396,7 +392,11 @@ export class AttemptLedger {
    */
   async resetForReplay(
     key: string,
-    reset: { readonly expectedState: 'quarantined'; readonly quarantineId?: string; readonly now: Date },
+    reset: {
+      readonly expectedState: typeof LEDGER_STATE.quarantined;
+      readonly quarantineId?: string;
+      readonly now: Date;
+    },
   ): Promise<LedgerEntry> {
     const { quarantineId } = reset;
     const outcome = await this.update('resetForReplay', key, {
@@ -488,7 +488,7 @@ function beginValues(input: StartInput): Record<string, AttributeValue> {
 
 /** The item already carries this quarantine: begun under its id, or finished. */
 export function quarantinesAs(item: LedgerEntry, quarantineId: string): boolean {
-  return item.state === 'quarantined'
+  return item.state === LEDGER_STATE.quarantined
     ? item.quarantineId === quarantineId
     : item.quarantining?.id === quarantineId;
 }

@@ -4,7 +4,7 @@
  * as the core keeps them.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BREAKER_KEY as BREAKER } from '../../contract/control';
+import { BREAKER_ATTRIBUTES as A, BREAKER_KEY as BREAKER, BREAKER_STATE } from '../../contract/control';
 import type { BreakerReading, BreakerRecord } from '../core/breaker';
 import { type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import { type Item, ItemReader, S } from './attribute-values';
@@ -19,15 +19,15 @@ export const FREEZE_KEY: Item = { pk: S('replay'), sk: S('freeze') };
  * operator's reset of an unreadable item is conditioned on exactly that).
  */
 export const BREAKER_READ_ATTRIBUTES = [
-  'state',
-  'epoch',
-  'cooldownSeconds',
-  'reason',
-  'openedAt',
-  'stop',
-  'probeSuccesses',
-  'probeFailures',
-  'probeRepeatFailures',
+  A.state,
+  A.epoch,
+  A.cooldownSeconds,
+  A.reason,
+  A.openedAt,
+  A.stop,
+  A.probeSuccesses,
+  A.probeFailures,
+  A.probeRepeatFailures,
 ] as const;
 
 /**
@@ -47,7 +47,7 @@ export function readBreaker(item: Item, defaultCooldownSeconds: number): Breaker
 
 function readableEpoch(item: Item): number | undefined {
   try {
-    return new ItemReader(item, 'breaker').counter('epoch');
+    return new ItemReader(item, 'breaker').counter(A.epoch);
   } catch {
     return undefined;
   }
@@ -61,16 +61,16 @@ function readableEpoch(item: Item): number | undefined {
  */
 export function toBreaker(item: Item, defaultCooldownSeconds: number): BreakerRecord {
   const read = new ItemReader(item, 'breaker');
-  const state = read.string('state');
-  const epoch = read.counter('epoch');
-  const cooldownSeconds = read.optionalNumber('cooldownSeconds') ?? defaultCooldownSeconds;
-  if (state === 'closed') return { state, epoch, cooldownSeconds, stop: false };
-  const reason = read.optionalString('reason') ?? '';
-  const openedAt = epochMillis(item.openedAt) ?? 0;
-  if (state === 'half-open') {
-    const probeSuccesses = read.optionalNumber('probeSuccesses') ?? 0;
-    const probeFailures = read.optionalNumber('probeFailures') ?? 0;
-    const probeRepeatFailures = read.optionalNumber('probeRepeatFailures') ?? 0;
+  const state = read.string(A.state);
+  const epoch = read.counter(A.epoch);
+  const cooldownSeconds = read.optionalNumber(A.cooldownSeconds) ?? defaultCooldownSeconds;
+  if (state === BREAKER_STATE.closed) return { state, epoch, cooldownSeconds, stop: false };
+  const reason = read.optionalString(A.reason) ?? '';
+  const openedAt = epochMillis(item[A.openedAt]) ?? 0;
+  if (state === BREAKER_STATE.halfOpen) {
+    const probeSuccesses = read.optionalNumber(A.probeSuccesses) ?? 0;
+    const probeFailures = read.optionalNumber(A.probeFailures) ?? 0;
+    const probeRepeatFailures = read.optionalNumber(A.probeRepeatFailures) ?? 0;
     return {
       state,
       reason,
@@ -83,14 +83,14 @@ export function toBreaker(item: Item, defaultCooldownSeconds: number): BreakerRe
       probeRepeatFailures,
     };
   }
-  if (state === 'open')
+  if (state === BREAKER_STATE.open)
     return {
       state,
       reason,
       epoch,
       openedAt,
       cooldownSeconds,
-      stop: item.stop !== undefined && read.boolean('stop'),
+      stop: item[A.stop] !== undefined && read.boolean(A.stop),
     };
   throw new MalformedItemError(`breaker: unknown state ${JSON.stringify(state)}`);
 }

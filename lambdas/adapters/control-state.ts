@@ -11,7 +11,7 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { BREAKER_KEY as BREAKER } from '../../contract/control';
+import { BREAKER_ATTRIBUTES as A, BREAKER_KEY as BREAKER, BREAKER_STATE } from '../../contract/control';
 import type { BreakerReading, OpenBreaker, ProbeResult } from '../core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
@@ -62,14 +62,14 @@ const BATCH_ROUNDS = 5;
 // trip escalates a breaker that is not stopped to a new episode. Each trip adds 1 to `epoch`,
 // which names the pause execution.
 const IS_ABSENT = 'attribute_not_exists(#pk)';
-const IS_CLOSED = '#state = :closed';
-const IS_NOT_STOPPED = '#stop = :false';
-const IS_HALF_OPEN = '#state = :halfOpen';
+const IS_CLOSED = `#${A.state} = :closed`;
+const IS_NOT_STOPPED = `#${A.stop} = :false`;
+const IS_HALF_OPEN = `#${A.state} = :halfOpen`;
 /** What each probe result adds to the breaker item (`:one` is 1). */
 const PROBE_COUNTERS: Record<ProbeResult, string> = {
-  success: '#probeSuccesses :one',
-  failure: '#probeFailures :one',
-  'repeated-failure': '#probeFailures :one, #probeRepeatFailures :one',
+  success: `#${A.probeSuccesses} :one`,
+  failure: `#${A.probeFailures} :one`,
+  'repeated-failure': `#${A.probeFailures} :one, #${A.probeRepeatFailures} :one`,
 };
 // Isolation timeline: startIsolation -> active, remaining n --passed--> n - 1 ... 1 --passed--> idle.
 const HAS_MORE_TO_PASS = '#active = :true AND #remaining > :one';
@@ -206,16 +206,16 @@ export class ControlState {
   }): Promise<{ readonly tripped: boolean; readonly epoch: number }> {
     const outcome = await this.update('tripBreaker', BREAKER_KEY, {
       update:
-        'SET #state = :open, #reason = :reason, #openedAt = :now, #stop = :stop, ' +
-        '#cooldownSeconds = if_not_exists(#cooldownSeconds, :cooldown) ADD #epoch :one ' +
+        `SET #${A.state} = :open, #${A.reason} = :reason, #${A.openedAt} = :now, #${A.stop} = :stop, ` +
+        `#${A.cooldownSeconds} = if_not_exists(#${A.cooldownSeconds}, :cooldown) ADD #${A.epoch} :one ` +
         // An operator's answer belongs to the episode it was given in, never to the next one.
-        'REMOVE #operatorAction',
+        `REMOVE #${A.operatorAction}`,
       condition: trip.stop
         ? `${IS_ABSENT} OR ${IS_CLOSED} OR ${IS_NOT_STOPPED}`
         : `${IS_ABSENT} OR ${IS_CLOSED}`,
       values: {
-        ':open': S('open'),
-        ':closed': S('closed'),
+        ':open': S(BREAKER_STATE.open),
+        ':closed': S(BREAKER_STATE.closed),
         ':reason': S(trip.reason),
         ':now': N(trip.now.getTime()),
         ':stop': BOOL(trip.stop),
@@ -227,7 +227,7 @@ export class ControlState {
     const item = outcome.ok ? outcome.item : outcome.old;
     return {
       tripped: outcome.ok,
-      epoch: item === undefined ? 0 : new ItemReader(item, 'breaker').counter('epoch'),
+      epoch: item === undefined ? 0 : new ItemReader(item, 'breaker').counter(A.epoch),
     };
   }
 
@@ -241,7 +241,7 @@ export class ControlState {
     const outcome = await this.update('recordProbe', BREAKER_KEY, {
       update: `ADD ${PROBE_COUNTERS[result]}`,
       condition: IS_HALF_OPEN,
-      values: { ':one': N(1), ':halfOpen': S('half-open') },
+      values: { ':one': N(1), ':halfOpen': S(BREAKER_STATE.halfOpen) },
     });
     return { counted: outcome.ok };
   }
@@ -342,9 +342,11 @@ export class ControlState {
     );
     const outcome = await this.update('resetUnreadableBreaker', BREAKER_KEY, {
       update:
-        'SET #state = :open, #reason = :reason, #epoch = :epoch, #openedAt = :openedAt, #stop = :stop, ' +
-        '#cooldownSeconds = :cooldown, #audit = list_append(if_not_exists(#audit, :noAudit), :entry) ' +
-        'REMOVE #operatorAction, #taskToken, #waitingSince, #probeSuccesses, #probeFailures, #probeRepeatFailures, #halfOpenAt',
+        `SET #${A.state} = :open, #${A.reason} = :reason, #${A.epoch} = :epoch, #${A.openedAt} = :openedAt, ` +
+        `#${A.stop} = :stop, #${A.cooldownSeconds} = :cooldown, ` +
+        `#${A.audit} = list_append(if_not_exists(#${A.audit}, :noAudit), :entry) ` +
+        `REMOVE #${A.operatorAction}, #${A.taskToken}, #${A.waitingSince}, ` +
+        `#${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.halfOpenAt}`,
       condition: ['attribute_exists(#pk)', ...unchanged].join(' AND '),
       values: {
         ...was,

@@ -2,7 +2,8 @@
  * Attempts-table item <-> domain LedgerItem (docs/design.md, "Attempts table"). The table's
  * partition key `pk` is the domain's `key`.
  */
-import type { LedgerItem, LedgerState } from '../core/types';
+import type { LedgerState } from '../../contract/ledger';
+import type { LedgerItem } from '../core/types';
 import {
   defined,
   evidenceFromItem,

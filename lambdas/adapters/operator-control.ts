@@ -5,9 +5,9 @@
  * `breakerTaskToken` returns it; every other read turns it into a yes/no.
  */
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, type BreakerAction } from '../../contract/control';
 import type { BreakerReading } from '../core/breaker';
 import type { IsolationTrial } from '../core/isolation';
-import type { BreakerAction } from '../core/operator';
 import type { AuditEntry } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
 import { guarded, namesIn, updateIf } from './conditional-writes';
@@ -22,14 +22,15 @@ import { auditEntryAttribute } from './quarantine-item';
 
 // The pause execution reads operatorAction at each checkpoint and clears it when it closes the
 // breaker; the condition re-checks that there is still a pause to answer.
-const IS_PAUSED = 'attribute_exists(#pk) AND #state IN (:open, :halfOpen)';
-const AUDIT_IS_A_LIST = '(attribute_not_exists(#audit) OR attribute_type(#audit, :list))';
+const IS_PAUSED = `attribute_exists(#pk) AND #${A.state} IN (:open, :halfOpen)`;
+const AUDIT_IS_A_LIST = `(attribute_not_exists(#${A.audit}) OR attribute_type(#${A.audit}, :list))`;
 const SET_ACTION =
-  'SET #operatorAction = :action, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+  `SET #${A.operatorAction} = :action, ` +
+  `#${A.audit} = list_append(if_not_exists(#${A.audit}, :noAudit), :entry)`;
 // An audit that is no list (edited by hand) cannot be appended to: it is kept aside, as it was,
 // and a new trail begins, so the operator's answer is never refused for it.
-const AUDIT_IS_GARBLED = 'attribute_exists(#audit) AND NOT attribute_type(#audit, :list)';
-const SET_ACTION_NEW_AUDIT = 'SET #operatorAction = :action, #garbledAudit = #audit, #audit = :entry';
+const AUDIT_IS_GARBLED = `attribute_exists(#${A.audit}) AND NOT attribute_type(#${A.audit}, :list)`;
+const SET_ACTION_NEW_AUDIT = `SET #${A.operatorAction} = :action, #${A.garbledAudit} = #${A.audit}, #${A.audit} = :entry`;
 
 export interface BreakerView {
   /** Undefined: the breaker never opened (no item). */
@@ -82,8 +83,8 @@ export class OperatorControl {
 
   /** The token of the pause execution's open wait, if any. Never log or print it. */
   async breakerTaskToken(): Promise<string | undefined> {
-    const item = await this.get(BREAKER_KEY, '#taskToken');
-    return item && new ItemReader(item, 'breaker').optionalString('taskToken');
+    const item = await this.get(BREAKER_KEY, `#${A.taskToken}`);
+    return item && new ItemReader(item, 'breaker').optionalString(A.taskToken);
   }
 
   /**
@@ -101,8 +102,8 @@ export class OperatorControl {
             condition: `${IS_PAUSED} AND ${condition}`,
             values: {
               ':action': S(action),
-              ':open': S('open'),
-              ':halfOpen': S('half-open'),
+              ':open': S(BREAKER_STATE.open),
+              ':halfOpen': S(BREAKER_STATE.halfOpen),
               ':entry': L([auditEntryAttribute(entry)]),
               ':list': S('L'),
               ...(update === SET_ACTION ? { ':noAudit': L([]) } : {}),
@@ -115,7 +116,8 @@ export class OperatorControl {
           ),
       );
     let outcome = await write(SET_ACTION, AUDIT_IS_A_LIST);
-    if (!outcome.ok && outcome.old?.audit !== undefined && outcome.old.audit.L === undefined)
+    const audit = outcome.ok ? undefined : outcome.old?.[A.audit];
+    if (audit !== undefined && audit.L === undefined)
       outcome = await write(SET_ACTION_NEW_AUDIT, AUDIT_IS_GARBLED);
     if (!outcome.ok)
       throw new BreakerNotPausedError(
@@ -148,10 +150,10 @@ export class OperatorControl {
   private breakerView(item: Item | undefined): BreakerView {
     if (item === undefined) return { breaker: undefined, waitingForOperator: false, audit: [] };
     const breaker = readBreaker(item, this.defaultCooldownSeconds);
-    const waitingForOperator = item.taskToken !== undefined;
+    const waitingForOperator = item[A.taskToken] !== undefined;
     if (breaker.state === 'unreadable') {
       // Its operator fields may be as garbled as the rest: shown as stored, not read.
-      const { pk, sk, taskToken, ...storedAttributes } = item;
+      const { pk, sk, [A.taskToken]: taskToken, ...storedAttributes } = item;
       return { breaker, waitingForOperator, audit: [], storedAttributes };
     }
     try {
@@ -166,10 +168,10 @@ export class OperatorControl {
 /** What operators wrote on the breaker item: their last action and the audit trail. */
 function operatorFields(item: Item): Pick<BreakerView, 'operatorAction' | 'audit'> {
   const read = new ItemReader(item, 'breaker');
-  const operatorAction = read.optionalString('operatorAction');
+  const operatorAction = read.optionalString(A.operatorAction);
   return {
     ...(operatorAction === undefined ? {} : { operatorAction }),
-    audit: read.list('audit').map((entry) => ({
+    audit: read.list(A.audit).map((entry) => ({
       who: entry.string('who'),
       when: entry.string('when'),
       what: entry.string('what'),

@@ -1,9 +1,11 @@
 /**
  * Quarantine-table item <-> QuarantineRecord (docs/design.md, "Quarantine table"), attribute
- * by attribute. `taskToken` is the state machine's: never written here, never read back here.
+ * by attribute. The attributes the verification state machine shares are named by
+ * contract/quarantine.ts (`R.*`); the others are the runtime's own. `taskToken` is the state
+ * machine's: never written here, never read back here.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { QuarantineStatus } from '../../contract/quarantine';
+import { type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import type { AuditEntry, NewQuarantineRecord, QuarantineRecord } from '../core/quarantine-record';
 import type { QuarantineReason } from '../core/types';
 import {
@@ -23,13 +25,13 @@ import {
   S,
 } from './attribute-values';
 
-/** Every attribute of a record but `taskToken`. */
-export const RECORD_ATTRIBUTES = [
+/** Every attribute of a record but `taskToken`: what `toQuarantineRecord` reads. */
+export const RECORD_READ_ATTRIBUTES = [
   'id',
-  'status',
+  R.status,
   'reason',
   'cause',
-  'messageKey',
+  R.messageKey,
   'messageId',
   'generation',
   'attemptsStarted',
@@ -47,18 +49,18 @@ export const RECORD_ATTRIBUTES = [
   'envelopeKey',
   'bodyBytes',
   'external',
-  'audit',
-  'waitingSince',
+  R.audit,
+  R.waitingSince,
 ] as const;
 
 /** A new record -> item, attribute by attribute, with an empty audit (no task token: the state machine's). */
 export function quarantineRecordItem(record: NewQuarantineRecord): Item {
   return compact({
     id: S(record.id),
-    status: S(record.status),
+    [R.status]: S(record.status),
     reason: S(record.reason),
     cause: S(record.cause),
-    messageKey: S(record.messageKey),
+    [R.messageKey]: S(record.messageKey),
     messageId: S(record.messageId),
     generation: N(record.generation),
     attemptsStarted: N(record.attemptsStarted),
@@ -76,7 +78,7 @@ export function quarantineRecordItem(record: NewQuarantineRecord): Item {
     envelopeKey: S(record.envelopeKey),
     bodyBytes: N(record.bodyBytes),
     external: optional(record.external, externalToAttribute),
-    audit: L([]),
+    [R.audit]: L([]),
   });
 }
 
@@ -92,14 +94,14 @@ export function toQuarantineRecord(item: Item): QuarantineRecord {
     messageGroupId: read.optionalString('messageGroupId'),
     orderBroken: item.orderBroken === undefined ? undefined : read.boolean('orderBroken'),
     external: externalFromItem(read.optionalMap('external')),
-    waitingSince: read.optionalString('waitingSince'),
+    waitingSince: read.optionalString(R.waitingSince),
   });
   return {
     id: read.string('id'),
-    status: read.string('status') as QuarantineStatus,
+    status: read.string(R.status) as QuarantineStatus,
     reason: read.string('reason') as QuarantineReason,
     cause: read.string('cause'),
-    messageKey: read.string('messageKey'),
+    messageKey: read.string(R.messageKey),
     messageId: read.string('messageId'),
     generation: read.number('generation'),
     attemptsStarted: read.number('attemptsStarted'),
@@ -114,7 +116,7 @@ export function toQuarantineRecord(item: Item): QuarantineRecord {
     envelopeKey: read.string('envelopeKey'),
     bodyBytes: read.number('bodyBytes'),
     ...optionals,
-    audit: read.list('audit').map((entry) => ({
+    audit: read.list(R.audit).map((entry) => ({
       who: entry.string('who'),
       when: entry.string('when'),
       what: entry.string('what'),

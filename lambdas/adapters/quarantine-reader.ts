@@ -11,7 +11,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { QuarantineStatus } from '../../contract/quarantine';
+import { type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import type { QuarantineRecord } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
 import { guarded, namesIn, updateIf } from './conditional-writes';
@@ -22,7 +22,7 @@ import {
   QuarantineReadError,
   QuarantineStatusConflictError,
 } from './errors';
-import { auditEntryAttribute, RECORD_ATTRIBUTES, toQuarantineRecord } from './quarantine-item';
+import { auditEntryAttribute, RECORD_READ_ATTRIBUTES, toQuarantineRecord } from './quarantine-item';
 import { quarantineObjectKeys } from './quarantine-writer';
 
 /** Who acts and why; `what` is filled in by the action. */
@@ -32,13 +32,13 @@ export interface OperatorAction {
   readonly why: string;
 }
 
-const PROJECTION = RECORD_ATTRIBUTES.map((attribute) => `#${attribute}`).join(', ');
+const PROJECTION = RECORD_READ_ATTRIBUTES.map((attribute) => `#${attribute}`).join(', ');
 
 // Record timeline: open | awaiting-operator --(operator: cause, decision)--> resolved | replayed;
 // open --(operator: discard)--> resolved.
 // Every update names an existing record, so a typo never creates a half-empty one.
 const EXISTS = 'attribute_exists(#id)';
-const APPEND_AUDIT = '#audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+const APPEND_AUDIT = `#${R.audit} = list_append(if_not_exists(#${R.audit}, :noAudit), :entry)`;
 
 export class QuarantineRecords {
   constructor(
@@ -71,7 +71,8 @@ export class QuarantineRecords {
   }): Promise<QuarantineRecord[]> {
     const records: QuarantineRecord[] = [];
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
-    const keyCondition = query.since ? '#status = :status AND #createdAt >= :since' : '#status = :status';
+    const ofStatus = `#${R.status} = :status`;
+    const keyCondition = query.since ? `${ofStatus} AND #createdAt >= :since` : ofStatus;
     let startKey: Item | undefined;
     do {
       const page = await this.guard('list', query.status, () =>
@@ -147,13 +148,20 @@ export class QuarantineRecords {
   ): Promise<QuarantineRecord> {
     const expected = options.expected ?? [];
     const placeholders = expected.map((_, index) => `:expected${index}`);
-    const condition = expected.length > 0 ? `${EXISTS} AND #status IN (${placeholders.join(', ')})` : EXISTS;
-    const closeWait = options.closeWait === true ? ' REMOVE #taskToken, #waitingSince' : '';
-    return this.update('setStatus', id, `SET #status = :status, ${APPEND_AUDIT}${closeWait}`, condition, {
-      ':status': S(status),
-      ...Object.fromEntries(expected.map((value, index) => [placeholders[index], S(value)])),
-      ...auditValues({ ...action, what: options.what ?? `set-status ${status}` }),
-    });
+    const condition =
+      expected.length > 0 ? `${EXISTS} AND #${R.status} IN (${placeholders.join(', ')})` : EXISTS;
+    const closeWait = options.closeWait === true ? ` REMOVE #${R.taskToken}, #${R.waitingSince}` : '';
+    return this.update(
+      'setStatus',
+      id,
+      `SET #${R.status} = :status, ${APPEND_AUDIT}${closeWait}`,
+      condition,
+      {
+        ':status': S(status),
+        ...Object.fromEntries(expected.map((value, index) => [placeholders[index], S(value)])),
+        ...auditValues({ ...action, what: options.what ?? `set-status ${status}` }),
+      },
+    );
   }
 
   /** The token of the open operator wait, if any. A bearer secret: never log or print it. */
@@ -164,12 +172,12 @@ export class QuarantineRecords {
           TableName: this.table,
           Key: { id: S(id) },
           ConsistentRead: true,
-          ProjectionExpression: '#taskToken',
-          ExpressionAttributeNames: namesIn('#taskToken'),
+          ProjectionExpression: `#${R.taskToken}`,
+          ExpressionAttributeNames: namesIn(`#${R.taskToken}`),
         }),
       ),
     );
-    return result.Item && new ItemReader(result.Item, `record ${id}`).optionalString('taskToken');
+    return result.Item && new ItemReader(result.Item, `record ${id}`).optionalString(R.taskToken);
   }
 
   private async update(
@@ -185,7 +193,7 @@ export class QuarantineRecords {
     if (outcome.ok) return toQuarantineRecord(outcome.item);
     if (outcome.old === undefined)
       throw new QuarantineNotFoundError(`Quarantine table ${this.table}: no record ${id}`);
-    const status = new ItemReader(outcome.old, `record ${id}`).string('status');
+    const status = new ItemReader(outcome.old, `record ${id}`).string(R.status);
     throw new QuarantineStatusConflictError(
       `Quarantine record ${id}: ${operation} refused, its status is ${status}`,
     );

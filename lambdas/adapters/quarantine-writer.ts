@@ -11,7 +11,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { QUARANTINE_STATUS } from '../../contract/quarantine';
+import { QUARANTINE_STATUS, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import type { NewQuarantineRecord } from '../core/quarantine-record';
 import { namesIn } from './conditional-writes';
@@ -99,8 +99,8 @@ export class QuarantineWriter {
         new QueryCommand({
           TableName: this.table,
           IndexName: 'byStatus',
-          KeyConditionExpression: '#status = :status',
-          ExpressionAttributeNames: namesIn('#status'),
+          KeyConditionExpression: `#${R.status} = :status`,
+          ExpressionAttributeNames: namesIn(`#${R.status}`),
           ExpressionAttributeValues: { ':status': { S: status } },
           Select: 'COUNT',
           ExclusiveStartKey: startKey,

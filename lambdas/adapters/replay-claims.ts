@@ -6,7 +6,7 @@
  * a QuarantineReadError.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QUARANTINE_STATUS, type QuarantineStatus } from '../../contract/quarantine';
+import { QUARANTINE_STATUS, type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import { UNIDENTIFIED_CAUSE } from '../core/operator';
 import type { AuditEntry } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
@@ -18,9 +18,9 @@ import { auditEntryAttribute } from './quarantine-item';
 //                                  replaying --release--> open (the replay did not happen)
 // A replay killed half-way leaves `replaying`; `replay --resume` finishes or releases it from
 // what the ledger shows (core/operator.ts `decideResume`).
-const IS_STATUS = 'attribute_exists(#id) AND #status = :from';
+const IS_STATUS = `attribute_exists(#id) AND #${R.status} = :from`;
 const HAS_CAUSE = '#cause <> :unidentified';
-const SET_STATUS = 'SET #status = :to, #audit = list_append(if_not_exists(#audit, :noAudit), :entry)';
+const SET_STATUS = `SET #${R.status} = :to, #${R.audit} = list_append(if_not_exists(#${R.audit}, :noAudit), :entry)`;
 
 export class ReplayClaims {
   constructor(
@@ -78,7 +78,7 @@ export class ReplayClaims {
 function describe(item: Item | undefined): string {
   if (item === undefined) return 'it does not exist';
   const read = new ItemReader(item, 'quarantine record');
-  const status = read.optionalString('status') ?? 'unknown';
+  const status = read.optionalString(R.status) ?? 'unknown';
   return read.optionalString('cause') === UNIDENTIFIED_CAUSE
     ? `status ${status}, no cause recorded`
     : `status ${status}`;

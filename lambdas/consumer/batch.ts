@@ -4,6 +4,7 @@
  * quarantined goes back to the queue; nothing is dropped.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { BREAKER_STATE } from '../../contract/control';
 import type { ControlSnapshot } from '../adapters/control-state';
 import {
   type BreakerRecord,
@@ -169,7 +170,7 @@ export async function handleBatch(
  * when the batch tripped the breaker, in the next window when it was the probe.
  */
 function handBackSeconds(deps: ConsumerDeps, breaker: BreakerRecord | undefined): number {
-  return breaker?.state === 'half-open'
+  return breaker?.state === BREAKER_STATE.halfOpen
     ? nextWindowSeconds(breaker.cooldownSeconds, deps.config.breakerTimings)
     : deps.config.policy.breakerCooldownSeconds;
 }
@@ -181,7 +182,9 @@ function handBackSeconds(deps: ConsumerDeps, breaker: BreakerRecord | undefined)
  */
 async function currentControl(cache: ControlCache): Promise<ControlSnapshot> {
   const snapshot = await cache.get();
-  return snapshot.breaker === undefined || snapshot.breaker.state === 'closed' ? snapshot : cache.refresh();
+  return snapshot.breaker === undefined || snapshot.breaker.state === BREAKER_STATE.closed
+    ? snapshot
+    : cache.refresh();
 }
 
 /** At most once per control-cache period per environment: a batch while paused is rare anyway. */

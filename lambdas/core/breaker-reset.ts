@@ -5,6 +5,7 @@
  * A delete would be simpler, but no item reads as a closed breaker: consumption would resume at
  * once, whatever the garbled item had held back (a quarantine that cannot be written, say).
  */
+import { BREAKER_STATE } from '../../contract/control';
 import type { BreakerReading, OpenBreaker } from './breaker';
 import type { Refusal } from './operator';
 
@@ -36,7 +37,7 @@ export function decideBreakerReset(
     kind: 'reset',
     problem: reading.problem,
     breaker: {
-      state: 'open',
+      state: BREAKER_STATE.open,
       reason: BREAKER_RESET_REASON,
       epoch: nextEpoch(reading.epoch, context.now),
       openedAt: context.now.getTime(),

@@ -5,17 +5,18 @@
  * open -(cool-down)-> half-open -(probe)-> closed | open (cool-down doubled), because each one
  * changes the event source mapping. `epoch` numbers pause episodes and names the pause execution.
  */
+import { BREAKER_STATE } from '../../contract/control';
 import type { ErrorClass, ErrorEvidence, FailureCounters } from './types';
 
 export interface ClosedBreaker {
-  readonly state: 'closed';
+  readonly state: typeof BREAKER_STATE.closed;
   readonly epoch: number;
   readonly cooldownSeconds: number;
   readonly stop: false;
 }
 
 export interface OpenBreaker {
-  readonly state: 'open';
+  readonly state: typeof BREAKER_STATE.open;
   readonly reason: string;
   readonly epoch: number;
   /** Epoch milliseconds of the latest opening; the cool-down counts from here. */
@@ -25,7 +26,7 @@ export interface OpenBreaker {
 }
 
 export interface HalfOpenBreaker {
-  readonly state: 'half-open';
+  readonly state: typeof BREAKER_STATE.halfOpen;
   readonly reason: string;
   readonly epoch: number;
   readonly openedAt: number;
@@ -111,8 +112,8 @@ export function probeFailureKind(item: { readonly failedProbe?: boolean }): Excl
 export function holdingBreaker(
   breaker: BreakerRecord | undefined,
 ): OpenBreaker | HalfOpenBreaker | undefined {
-  if (breaker?.state === 'open') return breaker;
-  if (breaker?.state !== 'half-open' || breaker.probeSuccesses > 0) return undefined;
+  if (breaker?.state === BREAKER_STATE.open) return breaker;
+  if (breaker?.state !== BREAKER_STATE.halfOpen || breaker.probeSuccesses > 0) return undefined;
   const verdicts = breaker.probeFailures - breaker.probeRepeatFailures;
   return verdicts >= FAILED_PROBES_OF_A_DOWN_DEPENDENCY ? breaker : undefined;
 }
@@ -123,7 +124,7 @@ export function holdingBreaker(
  * so what fails later fails by itself, on its own budget.
  */
 export function probesTheWindow(breaker: BreakerRecord | undefined): boolean {
-  return breaker?.state === 'half-open' && breaker.probeSuccesses === 0;
+  return breaker?.state === BREAKER_STATE.halfOpen && breaker.probeSuccesses === 0;
 }
 
 /**
@@ -141,7 +142,7 @@ export function returnAfterPauseSeconds(
   timings: WindowTimings,
 ): number | undefined {
   if (breaker.stop) return undefined;
-  if (breaker.state === 'half-open') return nextWindowSeconds(breaker.cooldownSeconds, timings);
+  if (breaker.state === BREAKER_STATE.halfOpen) return nextWindowSeconds(breaker.cooldownSeconds, timings);
   const coolDownLeft = Math.ceil((breaker.openedAt + breaker.cooldownSeconds * 1000 - now) / 1000);
   return Math.max(timings.probeSeconds, coolDownLeft);
 }

@@ -4,6 +4,7 @@
  * previous item. Timeline of the item: start (in-flight) -> end (completed | ready |
  * quarantined); an in-flight item seen by a new delivery means the previous attempt crashed.
  */
+import { LEDGER_STATE } from '../../contract/ledger';
 import type { LedgerItem, Policy, QuarantineIntent } from './types';
 
 /** What the edge learns about an attempt found in flight past its time. */
@@ -37,7 +38,10 @@ export type DeliveryDecision =
    */
   | { readonly kind: 'busy'; readonly retryInSeconds: number }
   /** Rule 13: acknowledge without work. */
-  | { readonly kind: 'duplicate'; readonly state: 'completed' | 'quarantined' }
+  | {
+      readonly kind: 'duplicate';
+      readonly state: typeof LEDGER_STATE.completed | typeof LEDGER_STATE.quarantined;
+    }
   /**
    * Another message (another messageId, other bytes) under the key of a finished one: a
    * producer's corrected resend or a key clash. Never dropped: quarantined with its own bytes.
@@ -82,13 +86,13 @@ export function decideDelivery(
   delivered: Delivered,
 ): DeliveryDecision {
   switch (previous.state) {
-    case 'completed':
-    case 'quarantined':
+    case LEDGER_STATE.completed:
+    case LEDGER_STATE.quarantined:
       return isOtherMessage(previous, delivered)
         ? { kind: 'key-collision' }
         : { kind: 'duplicate', state: previous.state };
-    case 'ready':
-    case 'in-flight':
+    case LEDGER_STATE.ready:
+    case LEDGER_STATE.inFlight:
       return ownQuarantine(
         previous,
         delivered,
@@ -146,7 +150,7 @@ function decideOpen(
   policy: Policy,
   now: number,
 ): DeliveryDecision {
-  if (previous.state === 'ready') {
+  if (previous.state === LEDGER_STATE.ready) {
     if (previous.quarantining !== undefined)
       return { kind: 'finish-quarantine', quarantine: previous.quarantining };
     // The start write admits `ready` only below the limit, without an unrepeatable call and

@@ -6,6 +6,8 @@
  * by the table. Time and identity are passed in.
  */
 import { createHash } from 'node:crypto';
+import { BREAKER_STATE, type BreakerAction } from '../../contract/control';
+import { LEDGER_STATE } from '../../contract/ledger';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
 
 /** What the decisions read of a quarantine record. */
@@ -119,7 +121,7 @@ export function decideResume(
   if (ledger === undefined) {
     return release(false, 'there is no attempts ledger item for its key: no replay can run on it');
   }
-  if (ledger.state === 'quarantined' && ledger.quarantineId === record.id) {
+  if (ledger.state === LEDGER_STATE.quarantined && ledger.quarantineId === record.id) {
     return release(
       false,
       `the ledger still holds this quarantine (generation ${ledger.generation}): the replay never reset it, or undid its reset, so a copy it may have sent is acknowledged as a duplicate`,
@@ -130,7 +132,11 @@ export function decideResume(
     return release(false, `the ledger was never reset for it (${seen}): nothing was sent`);
   }
   const failedSinceReset = ledger.charged + ledger.transientFailures + ledger.unknownFailures > 0;
-  if (ledger.state === 'ready' && ledger.generation === record.generation + 1 && !failedSinceReset) {
+  if (
+    ledger.state === LEDGER_STATE.ready &&
+    ledger.generation === record.generation + 1 &&
+    !failedSinceReset
+  ) {
     return release(
       true,
       `the ledger was reset (generation ${ledger.generation}) but shows no attempt since: its message may wait in the queue or was never sent; the ledger is put back to quarantined, so a queued copy is acknowledged as a duplicate`,
@@ -141,8 +147,6 @@ export function decideResume(
 
 /** The audit `what` of a replay; on a record awaiting an operator it marks a `not-done` already replayed. */
 export const REPLAY_AUDIT = 'replay';
-
-export type BreakerAction = 'resume' | 'hold';
 
 /**
  * Resume and hold only mean something while consumption is paused (breaker open or half-open):
@@ -158,7 +162,7 @@ export function decideBreakerAction(
       `the breaker item cannot be read (${breaker.problem}): repair it first with pq reset-breaker --reason "...", which makes it a stop that pq resume then ends`,
     );
   }
-  if (breaker === undefined || breaker.state === 'closed') {
+  if (breaker === undefined || breaker.state === BREAKER_STATE.closed) {
     return refuse(
       `consumption is not paused (breaker ${breaker?.state ?? 'never opened'}): nothing to ${action}`,
     );

@@ -5,7 +5,7 @@
  * SQS's redrive moves it to the backstop without ever starting. So the least suspect run first:
  * never started, then already finished (an acknowledgement, no work), then by charged attempts.
  */
-import type { LedgerState } from './types';
+import { LEDGER_STATE, type LedgerState } from '../../contract/ledger';
 
 /** What the ledger says of a key, as far as ordering goes. */
 export interface LedgerGlance {
@@ -21,7 +21,7 @@ export function suspectOrder<T>(
   const rank = (record: T): number => {
     const glance = glances.get(keyOf(record));
     if (glance === undefined) return 0;
-    if (glance.state === 'completed' || glance.state === 'quarantined') return 1;
+    if (glance.state === LEDGER_STATE.completed || glance.state === LEDGER_STATE.quarantined) return 1;
     return 2 + glance.charged;
   };
   // A stable sort: equal ranks keep SQS's order.

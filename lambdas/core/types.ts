@@ -3,12 +3,10 @@
  * Field names follow the attempts table in docs/design.md; the adapter maps `key` <-> `pk`.
  */
 import { DEFAULTS } from '../../contract/defaults';
+import type { LedgerState } from '../../contract/ledger';
 
 /** Rule 9 buckets, plus the rule 8 case where an outside system may or may not have acted. */
 export type ErrorClass = 'transient' | 'permanent' | 'unknown' | 'outcome-unknown';
-
-/** `ready`: the last attempt ended in a retryable error and the start write may admit the next one. */
-export type LedgerState = 'in-flight' | 'ready' | 'completed' | 'quarantined';
 
 /** The latest call to an outside system that the user's code declared with `ctx.external`. */
 export interface ExternalRecord {

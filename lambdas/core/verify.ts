@@ -2,9 +2,8 @@
  * Rule 8 as the operator CLI applies it: may this "outcome unknown" record be answered, and
  * through whom: its execution's open wait, or the record itself when no execution is left.
  */
+import { QUARANTINE_STATUS, VERIFY_DECISION, type VerifyDecision } from '../../contract/quarantine';
 import { REPLAY_AUDIT, type RecordFacts, type Refusal, refuse } from './operator';
-
-export type VerifyDecision = 'done' | 'not-done' | 'discard';
 
 /**
  * `replay`: replay once before answering; false when an earlier run already replayed it.
@@ -43,7 +42,7 @@ export function decideVerify(
     readonly replayFrozen: boolean;
   },
 ): VerifyPlan {
-  if (record.status !== 'awaiting-operator') {
+  if (record.status !== QUARANTINE_STATUS.awaitingOperator) {
     return refuse(`its status is ${record.status}: only records awaiting an operator can be verified`);
   }
   if (context.wait === 'opening') {
@@ -52,24 +51,17 @@ export function decideVerify(
   const via = context.wait === 'open' ? 'execution' : 'record';
   const replayed = record.audit.some((entry) => entry.what === REPLAY_AUDIT);
   if (replayed) {
-    return context.decision === 'not-done'
+    return context.decision === VERIFY_DECISION.notDone
       ? { kind: 'answer', replay: false, via }
       : refuse(
           'an earlier verify --not-done already replayed it (its answer did not arrive): answer --not-done again',
         );
   }
-  if (context.decision === 'not-done' && context.replayFrozen) {
+  if (context.decision === VERIFY_DECISION.notDone && context.replayFrozen) {
     return refuse('not-done replays the message, and replay is frozen (unfreeze first, or answer later)');
   }
-  return { kind: 'answer', replay: context.decision === 'not-done', via };
+  return { kind: 'answer', replay: context.decision === VERIFY_DECISION.notDone, via };
 }
-
-/** Where each answer leaves the record, as the state machine moves it on (and the CLI without it). */
-export const VERIFIED_STATUS = {
-  done: 'resolved',
-  'not-done': 'replayed',
-  discard: 'resolved',
-} as const satisfies Record<VerifyDecision, string>;
 
 /** The waiting state's result (Operations.sendDecision); the state machine records it. */
 export function verifyOutput(

@@ -1,7 +1,7 @@
 /**
  * What every step of a pause works with: the breaker item it acts on, its tasks, its way out
  * when it cannot go on, and where it steps aside for a newer pause. The timeline of the breaker
- * item is in docs/design.md (Control table); its attribute names in protocol.ts.
+ * item is in docs/design.md (Control table); its key and attribute names in contract/control.ts.
  */
 import type { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';

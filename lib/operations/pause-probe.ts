@@ -5,8 +5,9 @@
  * remembered settings. Timings come in the input, so tests scale them down to seconds.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, PROBE_FOOTPRINT } from '../../contract/control';
 import { BREAKER_ITEM_KEY, type PauseContext } from './pause-context';
-import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, OPERATIONS_METRIC, PROBE_FOOTPRINT } from './protocol';
+import { OPERATIONS_METRIC } from './protocol';
 import { attributeNames, CONDITION_FAILED, enteredTime, numberAt } from './steps';
 
 /** The probe counters the verdict reads, besides the operator's action. */

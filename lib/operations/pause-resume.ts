@@ -6,9 +6,10 @@
  * overwriting it.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, OPERATOR_ACTION } from '../../contract/control';
 import { textIs } from './conditions';
 import { BREAKER_ITEM_KEY, type PauseContext, readBreaker } from './pause-context';
-import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, OPERATIONS_METRIC, OPERATOR_ACTION } from './protocol';
+import { OPERATIONS_METRIC } from './protocol';
 import { attributeNames, CONDITION_FAILED, enteredTime, numberAt } from './steps';
 
 /** Where an operator's action leads: `resume` restores consumption, `hold` disables and waits. */

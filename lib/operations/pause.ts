@@ -4,8 +4,9 @@
  * steps are strung together in pause-state-machine.ts.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE } from '../../contract/control';
 import { BREAKER_ITEM_KEY, type PauseContext, readBreaker } from './pause-context';
-import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, DISABLE_POLL_LIMIT, FAILURE } from './protocol';
+import { DISABLE_POLL_LIMIT, FAILURE } from './protocol';
 import { attributeNames, booleanAt, CONDITION_FAILED, enteredTime, numberAt, stringAt } from './steps';
 
 /** `$.paused.seconds` counts how long this run has stopped consumption, for the paused-too-long alarm. */

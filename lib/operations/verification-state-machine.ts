@@ -9,17 +9,16 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { EXECUTION_INPUT_KIND } from '../../contract/executions';
-import { QUARANTINE_STATUS as RECORD_STATUS } from '../../contract/quarantine';
+import { LEDGER_STATE } from '../../contract/ledger';
+import {
+  RECORD_ATTRIBUTES as R,
+  QUARANTINE_STATUS as RECORD_STATUS,
+  VERIFIED_STATUS,
+  VERIFY_DECISION,
+} from '../../contract/quarantine';
 import { isText, kindIs, textIs } from './conditions';
 import { FailureExit } from './failure';
-import {
-  DECISION,
-  FAILURE,
-  LEDGER_COMPLETED,
-  LEDGER_QUARANTINED,
-  OPERATIONS_METRIC,
-  RECORD_ATTRIBUTES as R,
-} from './protocol';
+import { FAILURE, OPERATIONS_METRIC } from './protocol';
 import { attributeNames, CONDITION_FAILED, enteredTime, Steps, stringAt } from './steps';
 import { type OperationsMachineProps, operationsWorkflow } from './workflow';
 
@@ -179,28 +178,34 @@ class VerificationDefinition {
       comment: "The operator's answer decides what the record becomes; a malformed one decides nothing.",
     })
       .when(
-        decided(DECISION.done),
+        decided(VERIFY_DECISION.done),
         this.completeLedgerItem()
           .next(
-            this.outcome('ResolveAsDone', RECORD_STATUS.resolved, 'The call happened: the message is done.'),
+            this.outcome(
+              'ResolveAsDone',
+              VERIFIED_STATUS[VERIFY_DECISION.done],
+              'The call happened: the message is done.',
+            ),
           )
           .next(apply),
         { comment: 'done' },
       )
       .when(
-        decided(DECISION.notDone),
+        decided(VERIFY_DECISION.notDone),
         this.outcome(
           'ResolveAsReplayed',
-          RECORD_STATUS.replayed,
+          VERIFIED_STATUS[VERIFY_DECISION.notDone],
           'The call did not happen: the CLI has already replayed the message once.',
         ).next(apply),
         { comment: 'not-done (replayed once by the CLI)' },
       )
       .when(
-        decided(DECISION.discard),
-        this.outcome('ResolveAsDiscarded', RECORD_STATUS.resolved, 'The message must never run again.').next(
-          apply,
-        ),
+        decided(VERIFY_DECISION.discard),
+        this.outcome(
+          'ResolveAsDiscarded',
+          VERIFIED_STATUS[VERIFY_DECISION.discard],
+          'The message must never run again.',
+        ).next(apply),
         { comment: 'discard' },
       )
       .otherwise(
@@ -238,8 +243,8 @@ class VerificationDefinition {
       condition: '#quarantineId = :quarantineId AND #state IN (:quarantined, :completed)',
       names: attributeNames('state', 'envId', 'quarantineId'),
       values: {
-        ':completed': { S: LEDGER_COMPLETED },
-        ':quarantined': { S: LEDGER_QUARANTINED },
+        ':completed': { S: LEDGER_STATE.completed },
+        ':quarantined': { S: LEDGER_STATE.quarantined },
         ':quarantineId': stringAt('$.quarantineId'),
       },
     });

@@ -8,8 +8,8 @@
  */
 
 import { DEFAULTS } from '../../contract/defaults';
+import type { VerifyDecision } from '../../contract/quarantine';
 import { QUARANTINE_REASONS } from '../../lambdas/core/types';
-import type { VerifyDecision } from '../../lambdas/core/verify';
 import { BEHAVIOURS, type Behaviour } from '../../lambdas/demo/worker';
 import type { FaultKind, FaultPoint } from '../faults/fault-points';
 import { integer, isObject, show, unknownFields } from './scenario-checks';

@@ -6,6 +6,7 @@
  * to an invocation is traced with what happened to it.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { BREAKER_STATE, PROBE_FOOTPRINT } from '../../contract/control';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { recordKey } from '../../lambdas/core/message-key';
@@ -16,8 +17,6 @@ import type { BreakerState, Trace } from './trace';
 
 type Environment = ExecutionEnvironment & { readonly handle: Handle };
 
-/** lib/operations/protocol.ts PROBE_FOOTPRINT: one record per batch, two invocations at most. */
-const PROBE = { batchSize: 1, maxConcurrency: 2 } as const;
 const CRASH_KINDS = new Set(['crash', 'crash-after-send']);
 
 export class Mapping {
@@ -62,9 +61,9 @@ export class Mapping {
       return false;
     }
     const probing = this.pause.probing();
-    const batchSize = probing ? PROBE.batchSize : this.config.batchSize;
-    const chosen = distinct(slots).slice(0, probing ? PROBE.maxConcurrency : slots.length);
-    const breaker: BreakerState = this.world.control.breaker?.record.state ?? 'closed';
+    const batchSize = probing ? PROBE_FOOTPRINT.batchSize : this.config.batchSize;
+    const chosen = distinct(slots).slice(0, probing ? PROBE_FOOTPRINT.maxConcurrency : slots.length);
+    const breaker: BreakerState = this.world.control.breaker?.record.state ?? BREAKER_STATE.closed;
     const runs = chosen.map((slot) => {
       const env = this.environmentAt(slot);
       const seq = this.trace.next();

@@ -17,11 +17,12 @@
  * Left out: claims (`replaying`), audit entries, replay freeze, answers that fail to arrive,
  * `pq hold`.
  */
+import { VERIFIED_STATUS } from '../../contract/quarantine';
 import { LedgerStateMismatchError } from '../../lambdas/adapters/errors';
 import { OPERATOR_PAUSE_RUNS } from '../../lambdas/adapters/operations';
 import { outcomeUnknownExecutionName } from '../../lambdas/core/ids';
 import { checkCause, decideBreakerAction, decideReplay } from '../../lambdas/core/operator';
-import { decideVerify, VERIFIED_STATUS, verifyWaitOf } from '../../lambdas/core/verify';
+import { decideVerify, verifyWaitOf } from '../../lambdas/core/verify';
 import type { StoredRecord } from '../world/memory-quarantine';
 import type { World } from '../world/world';
 import type { PauseModel } from './pause-model';

@@ -112,6 +112,10 @@ describe('the direction of dependencies', () => {
     expect(violations('lib', (specifier, file) => resolvesInto(specifier, file, 'lambdas'))).toEqual([]);
   });
 
+  it('keeps the CLI out of the infrastructure: nothing under cli/ imports lib/ (what it shares with the state machines is in contract/)', () => {
+    expect(violations('cli', (specifier, file) => resolvesInto(specifier, file, 'lib'))).toEqual([]);
+  });
+
   it('keeps the CLI off the wire: nothing under cli/ imports an AWS SDK (adapters wrap every call)', () => {
     expect(violations('cli', (specifier) => specifier.startsWith('@aws-sdk/'))).toEqual([]);
   });

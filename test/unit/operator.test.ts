@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { VerifyDecision } from '../../contract/quarantine';
 import {
   breakerOutput,
   checkCause,
@@ -15,13 +16,7 @@ import {
   REPLAY_AUDIT,
   REPLAY_STARTED_AUDIT,
 } from '../../lambdas/core/operator';
-import {
-  decideVerify,
-  type VerifyDecision,
-  type VerifyWait,
-  verifyOutput,
-  verifyWaitOf,
-} from '../../lambdas/core/verify';
+import { decideVerify, type VerifyWait, verifyOutput, verifyWaitOf } from '../../lambdas/core/verify';
 
 const open = { status: 'open', cause: 'schema v3 not deployed' };
 const awaiting: { status: string; cause: string; audit: readonly { what: string }[] } = {

@@ -4,6 +4,7 @@
  * half-open, the isolation trial's count-down, failure events and first-discoverer crash counts.
  * A garbled breaker item is kept as its attributes and read by the adapter's own mapping.
  */
+import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, type BreakerAction } from '../../contract/control';
 import { type Item, ItemReader } from '../../lambdas/adapters/attribute-values';
 import { readBreaker } from '../../lambdas/adapters/control-items';
 import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
@@ -19,7 +20,7 @@ export interface StoredBreaker {
   /** Absent: none (the state machine sets it to 0 at each window; older tests leave it out). */
   readonly probeRepeatFailures?: number;
   /** `pq resume` / `pq hold`, until the pause closes the breaker or a new trip clears it. */
-  readonly operatorAction?: 'resume' | 'hold';
+  readonly operatorAction?: BreakerAction;
 }
 
 export class MemoryControl implements ControlPort {
@@ -47,7 +48,8 @@ export class MemoryControl implements ControlPort {
    * no `stop` of false), so that the writes below fail on it as they fail on the table.
    */
   corruptBreaker(item: Item): void {
-    const admitted = ['closed', 'half-open'].includes(item.state?.S ?? '') || item.stop?.BOOL === false;
+    const admits: readonly string[] = [BREAKER_STATE.closed, BREAKER_STATE.halfOpen];
+    const admitted = admits.includes(item[A.state]?.S ?? '') || item[A.stop]?.BOOL === false;
     if (admitted) throw new Error('MemoryControl models only garbled breaker items no write admits');
     this.breaker = undefined;
     this.garbledBreaker = item;
@@ -109,15 +111,17 @@ export class MemoryControl implements ControlPort {
     // The condition fails on a garbled item, and the loser learns its epoch if that can be read.
     const garbled = this.garbledBreaker;
     if (garbled !== undefined)
-      return { tripped: false, epoch: new ItemReader(garbled, 'breaker').counter('epoch') };
+      return { tripped: false, epoch: new ItemReader(garbled, 'breaker').counter(A.epoch) };
     const current = this.breaker?.record;
     const admits =
-      current === undefined || current.state === 'closed' || (trip.stop && current.stop === false);
+      current === undefined ||
+      current.state === BREAKER_STATE.closed ||
+      (trip.stop && current.stop === false);
     if (!admits) return { tripped: false, epoch: current.epoch };
     const epoch = (current?.epoch ?? 0) + 1;
     this.breaker = {
       record: {
-        state: 'open',
+        state: BREAKER_STATE.open,
         reason: trip.reason,
         epoch,
         openedAt: trip.now.getTime(),
@@ -132,7 +136,8 @@ export class MemoryControl implements ControlPort {
 
   async recordProbe(result: ProbeResult): Promise<{ readonly counted: boolean }> {
     const breaker = this.breaker;
-    if (this.garbledBreaker !== undefined || breaker?.record.state !== 'half-open') return { counted: false };
+    if (this.garbledBreaker !== undefined || breaker?.record.state !== BREAKER_STATE.halfOpen)
+      return { counted: false };
     if (result === 'success') this.breaker = { ...breaker, probeSuccesses: breaker.probeSuccesses + 1 };
     else {
       const repeated = result === 'repeated-failure' ? 1 : 0;
@@ -175,7 +180,7 @@ export class MemoryControl implements ControlPort {
 function breakerAsRead(breaker: StoredBreaker): BreakerRecord {
   const record = structuredClone(breaker.record);
   const { probeSuccesses, probeFailures, probeRepeatFailures = 0 } = breaker;
-  return record.state === 'half-open'
+  return record.state === BREAKER_STATE.halfOpen
     ? { ...record, probeSuccesses, probeFailures, probeRepeatFailures }
     : record;
 }

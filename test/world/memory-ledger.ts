@@ -5,6 +5,7 @@
  * was (ALL_OLD) on a refusal. test/integration/ports-contract.test.ts runs the same cases against
  * this class and the real adapter over the local AWS.
  */
+import { LEDGER_STATE } from '../../contract/ledger';
 import {
   type FailureRecord,
   type LedgerEntry,
@@ -70,7 +71,7 @@ export class MemoryLedger implements LedgerPort {
     const current = this.items.get(input.key);
     if (current === undefined) throw conditionFailedOnNoItem('restartAfterCrash', input.key);
     const restartable =
-      current.state === 'in-flight' &&
+      current.state === LEDGER_STATE.inFlight &&
       current.attemptId === input.previousAttemptId &&
       current.quarantining === undefined;
     if (!restartable) {
@@ -113,11 +114,11 @@ export class MemoryLedger implements LedgerPort {
       key,
       attemptId,
       (item) => {
-        item.state = 'completed';
+        item.state = LEDGER_STATE.completed;
         item.lastEndedAt = now.toISOString();
         delete item.envId;
       },
-      (current) => current.state === 'completed' && current.attemptId === attemptId,
+      (current) => current.state === LEDGER_STATE.completed && current.attemptId === attemptId,
     );
   }
 
@@ -127,7 +128,7 @@ export class MemoryLedger implements LedgerPort {
       key,
       attemptId,
       (item) => {
-        item.state = 'ready';
+        item.state = LEDGER_STATE.ready;
         item.charged = failure.counters.charged;
         item.transientFailures = failure.counters.transientFailures;
         item.unknownFailures = failure.counters.unknownFailures;
@@ -137,7 +138,7 @@ export class MemoryLedger implements LedgerPort {
         if (failure.failedProbe === true) item.failedProbe = true;
         delete item.envId;
       },
-      (current) => current.state === 'ready' && current.attemptId === attemptId,
+      (current) => current.state === LEDGER_STATE.ready && current.attemptId === attemptId,
     );
   }
 
@@ -161,7 +162,7 @@ export class MemoryLedger implements LedgerPort {
       isOpen(current) &&
       (mark.attemptId === undefined || current.attemptId === mark.attemptId)
     ) {
-      current.state = 'quarantined';
+      current.state = LEDGER_STATE.quarantined;
       current.quarantineId = mark.quarantineId;
       current.lastEndedAt = mark.now.toISOString();
       current.charged += mark.charge ?? 0;
@@ -170,7 +171,8 @@ export class MemoryLedger implements LedgerPort {
       delete current.quarantining;
       return copy(current);
     }
-    if (current?.state === 'quarantined' && current.quarantineId === mark.quarantineId) return copy(current);
+    if (current?.state === LEDGER_STATE.quarantined && current.quarantineId === mark.quarantineId)
+      return copy(current);
     const message = `markQuarantined refused for key ${JSON.stringify(key)}: ${describe(current)}`;
     const previous = current && copy(current);
     throw mark.attemptId === undefined
@@ -194,11 +196,15 @@ export class MemoryLedger implements LedgerPort {
   /** Operator side, before a replay: a fresh budget (as AttemptLedger.resetForReplay). */
   async resetForReplay(
     key: string,
-    reset: { readonly expectedState: 'quarantined'; readonly quarantineId?: string; readonly now: Date },
+    reset: {
+      readonly expectedState: typeof LEDGER_STATE.quarantined;
+      readonly quarantineId?: string;
+      readonly now: Date;
+    },
   ): Promise<LedgerEntry> {
     const current = this.items.get(key);
     const matches =
-      current?.state === 'quarantined' &&
+      current?.state === LEDGER_STATE.quarantined &&
       (reset.quarantineId === undefined || current.quarantineId === reset.quarantineId);
     if (current === undefined || !matches) {
       throw new LedgerStateMismatchError(
@@ -207,7 +213,7 @@ export class MemoryLedger implements LedgerPort {
       );
     }
     Object.assign(current, {
-      state: 'ready',
+      state: LEDGER_STATE.ready,
       charged: 0,
       transientFailures: 0,
       unknownFailures: 0,
@@ -227,7 +233,7 @@ export class MemoryLedger implements LedgerPort {
   async completeByOperator(key: string, now: Date): Promise<void> {
     const current = this.items.get(key);
     if (current === undefined) return;
-    current.state = 'completed';
+    current.state = LEDGER_STATE.completed;
     current.lastEndedAt = now.toISOString();
     delete current.envId;
   }
@@ -240,7 +246,7 @@ export class MemoryLedger implements LedgerPort {
     alreadyDone: (current: LedgerEntry) => boolean = () => false,
   ): LedgerEntry {
     const current = this.items.get(key);
-    if (current?.state === 'in-flight' && current.attemptId === attemptId) {
+    if (current?.state === LEDGER_STATE.inFlight && current.attemptId === attemptId) {
       change(current);
       return copy(current);
     }
@@ -271,7 +277,7 @@ function storedExternal(external: ExternalRecord): ExternalRecord {
  */
 function admitsRetry(current: Stored, input: StartInput): boolean {
   return (
-    current.state === 'ready' &&
+    current.state === LEDGER_STATE.ready &&
     current.charged < input.attemptLimit &&
     current.unrepeatable === undefined &&
     current.quarantining === undefined &&
@@ -280,7 +286,7 @@ function admitsRetry(current: Stored, input: StartInput): boolean {
 }
 
 function isOpen(item: Stored): boolean {
-  return item.state === 'in-flight' || item.state === 'ready';
+  return item.state === LEDGER_STATE.inFlight || item.state === LEDGER_STATE.ready;
 }
 
 function begin(
@@ -299,7 +305,7 @@ function begin(
   | 'bodyDigest'
 > {
   return {
-    state: 'in-flight',
+    state: LEDGER_STATE.inFlight,
     attemptId: input.attemptId,
     envId: input.envId,
     messageId: input.messageId,

@@ -4,7 +4,7 @@
  * as lambdas/adapters/quarantine-writer.ts writes them.
  */
 
-import type { QuarantineStatus } from '../../contract/quarantine';
+import { QUARANTINE_STATUS, type QuarantineStatus } from '../../contract/quarantine';
 import { quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import type { QuarantineStorePort } from '../../lambdas/consumer/ports';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
@@ -35,7 +35,8 @@ export class MemoryQuarantine implements QuarantineStorePort {
 
   async openRecordsAtLeast(limit: number): Promise<boolean> {
     const open = [...this.records.values()].filter(
-      (record) => record.status === 'open' || record.status === 'awaiting-operator',
+      (record) =>
+        record.status === QUARANTINE_STATUS.open || record.status === QUARANTINE_STATUS.awaitingOperator,
     );
     return open.length >= limit;
   }
