@@ -69,7 +69,8 @@ describe('outcome unknown: the operator checks the outside system and answers', 
             ? ((await Promise.all(KEYS.map(recordOf))) as QuarantineRecord[])
             : undefined;
         },
-        VISIBILITY_MS + 20_000,
+        // Generous: a loaded machine is slow to start the executions, and nothing here is timed.
+        VISIBILITY_MS + 40_000,
       );
       for (const record of records) {
         ids[record.messageKey] = record.id;
