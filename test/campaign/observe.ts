@@ -67,12 +67,21 @@ export function tapPorts(world: World, trace: Trace, plant?: PlantedBug): void {
         key,
         generation,
         completionLanded: trace.completed.has(keyGeneration(key, generation)),
-        lostBy: trace.lostCompletions.get(keyGeneration(key, generation)) ?? 'crash',
+        lostBy: diedBeforeRecordingTheLoss(key, generation)
+          ? 'crash'
+          : (trace.lostCompletions.get(keyGeneration(key, generation)) ?? 'crash'),
         chargedAtFinish,
         chargedAtRedo: charged,
       });
     }
     return result;
+  };
+  // A completion write that threw is a caught loss only if the worker lived to record it: one
+  // that died first (another record crashed it) left nothing to tell its work had finished.
+  const diedBeforeRecordingTheLoss = (key: string, generation: number) => {
+    const finisher = trace.finishedIn.get(keyGeneration(key, generation));
+    const alive = world.environments.find((env) => env.id === finisher)?.alive ?? true;
+    return !alive && world.control.lostCompletions.get(key) === undefined;
   };
   ledger.start = async (input) => {
     if (plant === 'ledger-restarts-completed-work') reopenCompleted(world, input.key);
@@ -125,7 +134,10 @@ export function tapProcessor(inner: ProcessorModule, taps: ProcessorTaps): Proce
       };
       await inner.process(message, observed);
       const item = world.ledger.get(message.key);
-      if (env.alive && item) trace.finished.set(keyGeneration(item.key, item.generation), item.charged);
+      if (env.alive && item) {
+        trace.finished.set(keyGeneration(item.key, item.generation), item.charged);
+        trace.finishedIn.set(keyGeneration(item.key, item.generation), env.id);
+      }
     },
   };
 }

@@ -91,6 +91,8 @@ export class Trace {
   readonly recordCreated = new Map<string, number>();
   /** `key#generation` -> charged when the user's work returned. */
   readonly finished = new Map<string, number>();
+  /** The environment whose worker finished it, by key and generation. */
+  readonly finishedIn = new Map<string, string>();
   readonly completed = new Set<string>();
   readonly lostCompletions = new Map<string, 'thrown' | 'crash'>();
   readonly limitByEnv = new Map<string, number>();
