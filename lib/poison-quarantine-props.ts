@@ -221,6 +221,11 @@ function knownSeconds(duration: Duration | undefined): number | undefined {
     : duration.toSeconds();
 }
 
+/** A duration prop's seconds: its default when absent, undefined when only known at deployment. */
+function secondsOr(duration: Duration | undefined, fallback: number): number | undefined {
+  return duration === undefined ? fallback : knownSeconds(duration);
+}
+
 /**
  * Checks every prop and throws once, listing every problem with the value given, so a user
  * fixes them in one round. Values only known at deployment (unresolved Tokens) are left to
@@ -260,9 +265,7 @@ export function validateProps(props: PoisonQuarantineProps): void {
     errors.push(`quarantineShareThreshold must be between 0 and 1, exclusive (given ${share})`);
   }
 
-  const consumerTimeout = props.consumerTimeout
-    ? knownSeconds(props.consumerTimeout)
-    : DEFAULTS.consumerTimeoutSeconds;
+  const consumerTimeout = secondsOr(props.consumerTimeout, DEFAULTS.consumerTimeoutSeconds);
   if (consumerTimeout !== undefined && (consumerTimeout < 1 || consumerTimeout > 900)) {
     errors.push(`consumerTimeout must be from 1 to 900 seconds (given ${consumerTimeout} s)`);
   }
@@ -279,12 +282,11 @@ export function validateProps(props: PoisonQuarantineProps): void {
       errors.push(`visibilityTimeout must be at most 43200 seconds (given ${visibility} s)`);
     }
   }
-  const window = batchingWindow;
-  if (window !== undefined && (window < 0 || window > 300)) {
-    errors.push(`maxBatchingWindow must be from 0 to 300 seconds (given ${window} s)`);
+  if (batchingWindow !== undefined && (batchingWindow < 0 || batchingWindow > 300)) {
+    errors.push(`maxBatchingWindow must be from 0 to 300 seconds (given ${batchingWindow} s)`);
   }
-  if (window !== undefined && window > 0 && fifo) {
-    errors.push(`maxBatchingWindow is not supported for FIFO queues (given ${window} s)`);
+  if (batchingWindow !== undefined && batchingWindow > 0 && fifo) {
+    errors.push(`maxBatchingWindow is not supported for FIFO queues (given ${batchingWindow} s)`);
   }
   const outageWindow = knownSeconds(props.outageWindow);
   if (outageWindow !== undefined && (outageWindow < 1 || outageWindow > 3600)) {
@@ -298,23 +300,15 @@ export function validateProps(props: PoisonQuarantineProps): void {
   seconds('operatorHeartbeat (seconds)', props.operatorHeartbeat, 1, 31_536_000);
   seconds('operatorTimeout (seconds)', props.operatorTimeout, 2, 31_536_000);
   seconds('pausedTooLongAlarm (seconds)', props.pausedTooLongAlarm, 60, 31_536_000);
-  const cooldown = props.breakerCooldown
-    ? knownSeconds(props.breakerCooldown)
-    : DEFAULTS.breakerCooldownSeconds;
-  const maxCooldown = props.breakerMaxCooldown
-    ? knownSeconds(props.breakerMaxCooldown)
-    : DEFAULTS.breakerMaxCooldownSeconds;
+  const cooldown = secondsOr(props.breakerCooldown, DEFAULTS.breakerCooldownSeconds);
+  const maxCooldown = secondsOr(props.breakerMaxCooldown, DEFAULTS.breakerMaxCooldownSeconds);
   if (cooldown !== undefined && maxCooldown !== undefined && maxCooldown < cooldown) {
     errors.push(
       `breakerMaxCooldown must be at least breakerCooldown (given breakerMaxCooldown ${maxCooldown} s, breakerCooldown ${cooldown} s)`,
     );
   }
-  const heartbeat = props.operatorHeartbeat
-    ? knownSeconds(props.operatorHeartbeat)
-    : DEFAULTS.operatorHeartbeatSeconds;
-  const timeout = props.operatorTimeout
-    ? knownSeconds(props.operatorTimeout)
-    : DEFAULTS.operatorTimeoutSeconds;
+  const heartbeat = secondsOr(props.operatorHeartbeat, DEFAULTS.operatorHeartbeatSeconds);
+  const timeout = secondsOr(props.operatorTimeout, DEFAULTS.operatorTimeoutSeconds);
   if (heartbeat !== undefined && timeout !== undefined && heartbeat >= timeout) {
     errors.push(
       `operatorHeartbeat must be shorter than operatorTimeout (given operatorHeartbeat ${heartbeat} s, operatorTimeout ${timeout} s)`,

@@ -4,7 +4,7 @@
  * and the replay freeze's who/when/why. The breaker's task token is a bearer secret: only
  * `breakerTaskToken` returns it; every other read turns it into a yes/no.
  */
-import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, type BreakerAction } from '../../contract/control';
 import type { BreakerReading } from '../core/breaker';
 import type { IsolationTrial } from '../core/isolation';
@@ -92,7 +92,7 @@ export class OperatorControl {
    * BreakerNotPausedError when the breaker closed first.
    */
   async setOperatorAction(action: BreakerAction, entry: AuditEntry): Promise<void> {
-    const write = (update: string, condition: string) =>
+    const write = (update: string, condition: string, more: Record<string, AttributeValue> = {}) =>
       guarded(
         () =>
           updateIf(this.dynamodb, {
@@ -106,7 +106,7 @@ export class OperatorControl {
               ':halfOpen': S(BREAKER_STATE.halfOpen),
               ':entry': L([auditEntryAttribute(entry)]),
               ':list': S('L'),
-              ...(update === SET_ACTION ? { ':noAudit': L([]) } : {}),
+              ...more,
             },
           }),
         (error) =>
@@ -115,7 +115,7 @@ export class OperatorControl {
             { cause: error },
           ),
       );
-    let outcome = await write(SET_ACTION, AUDIT_IS_A_LIST);
+    let outcome = await write(SET_ACTION, AUDIT_IS_A_LIST, { ':noAudit': L([]) });
     const audit = outcome.ok ? undefined : outcome.old?.[A.audit];
     if (audit !== undefined && audit.L === undefined)
       outcome = await write(SET_ACTION_NEW_AUDIT, AUDIT_IS_GARBLED);
