@@ -207,16 +207,18 @@ describe('Operations: executions', () => {
     );
     if (!byOperator.started) throw new Error('the operator started no run');
     expect(byOperator.executionArn).toMatch(new RegExp(`:pause-${epoch}-r6$`));
-    // Stopped, or failed first by itself (no breaker was tripped for this epoch): ended either way.
-    const ended = (status: string) => (status === 'ABORTED' || status === 'FAILED' ? 'ended' : status);
-    expect(runs.map((run) => `${run.name} ${ended(run.status)}`)).toStrictEqual([
-      ...Array.from(
-        { length: MAX_PAUSE_RUNS },
-        (_, index) => `${index === 0 ? `pause-${epoch}` : `pause-${epoch}-r${index + 1}`} ended`,
-      ),
-      `pause-${epoch}-r6 RUNNING`,
+    // Every run is listed, the operator's after the five that ended (stopped, or failed first by
+    // themselves: no breaker was tripped for this epoch). The operator's run fails by itself too,
+    // sooner or later, so its status is not judged here.
+    expect(runs.map((run) => run.name)).toStrictEqual([
+      `pause-${epoch}`,
+      ...Array.from({ length: MAX_PAUSE_RUNS }, (_, index) => `pause-${epoch}-r${index + 2}`),
     ]);
-    await stop(byOperator.executionArn);
+    for (const run of runs.slice(0, MAX_PAUSE_RUNS)) expect(['ABORTED', 'FAILED']).toContain(run.status);
+    const operatorRun = await pipeline.clients.sfn.send(
+      new DescribeExecutionCommand({ executionArn: byOperator.executionArn }),
+    );
+    if (operatorRun.status === 'RUNNING') await stop(byOperator.executionArn);
   });
 
   it('turns a refused start into OperationsUnavailableError', async () => {
