@@ -16,7 +16,7 @@ import {
   returnAfterPauseSeconds,
 } from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
-import { receiveCountOf } from '../core/receive-limit';
+import { besideAnotherLastReceiveEvidence, receiveCountOf } from '../core/receive-limit';
 import { suspectOrder } from '../core/suspects';
 import { leavesTimeFor } from '../core/time-guard';
 import { keyOfRecord } from './begin-attempt';
@@ -27,6 +27,7 @@ import { processRecord, type RecordOutcome, type RecordSession } from './record-
 import { onLastReceive, returnAfter, returnedOnError, staysInQueue } from './record-outcome';
 import type { ShareWindow } from './share-window';
 import { holdWhileUnreadable } from './unreadable-breaker';
+import { quarantineUnrun } from './unrun-quarantine';
 
 export interface BatchState {
   readonly cache: ControlCache;
@@ -127,6 +128,9 @@ export async function handleBatch(
     });
     return result;
   };
+  const setAside = await setAsideBesideLastReceive(deps, session, records);
+  for (const [record, outcome] of setAside) outcomes.set(record.messageId, outcome);
+  const toRun = records.filter((record) => !setAside.has(record));
   if (deps.config.fifo) {
     // A held-back record comes back when its group's blocker does, not a visibility timeout later.
     // If that fails, the record only waits out its visibility timeout: nothing is lost.
@@ -138,9 +142,9 @@ export async function handleBatch(
           error: error as Error,
         });
       });
-    await runFifo(records, run, holdBack);
+    await runFifo(toRun, run, holdBack);
   } else {
-    const { fresh, suspects } = splitSuspects(records);
+    const { fresh, suspects } = splitSuspects(toRun);
     // A record on its last receive goes first, alone: a crash of another record would hand it
     // back, and SQS would move it to the backstop, past any evidence.
     const last = suspects.filter((record) => onLastReceive(deps, record));
@@ -163,6 +167,32 @@ export async function handleBatch(
   }
   const failed = records.filter((record) => staysInQueue(outcomes.get(record.messageId) ?? NOT_STARTED));
   return { batchItemFailures: [...held, ...failed].map((record) => ({ itemIdentifier: record.messageId })) };
+}
+
+/**
+ * Of the records on their last receive, one runs; a crash of it would hand the others back and
+ * SQS would move them to the backstop, past any evidence. So the others are quarantined first,
+ * without running (receive-limit, uncharged) and acknowledged at once; `pq replay` brings them
+ * back. The one that runs is the least suspect (FIFO: the first, to keep its group's order).
+ */
+async function setAsideBesideLastReceive(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  records: readonly SQSRecord[],
+): Promise<Map<SQSRecord, RecordOutcome>> {
+  const setAside = new Map<SQSRecord, RecordOutcome>();
+  const onLast = records.filter((record) => onLastReceive(deps, record));
+  if (onLast.length < 2) return setAside;
+  const [runs, ...beside] = deps.config.fifo ? onLast : await orderSuspects(deps, onLast);
+  const evidence = besideAnotherLastReceiveEvidence(runs.messageId);
+  for (const record of beside) {
+    const outcome = await returnedOnError(deps, record, () =>
+      quarantineUnrun(deps, session, record, evidence),
+    );
+    if (FINISHED.has(outcome.kind)) await acknowledgeNow(deps, record);
+    setAside.set(record, outcome);
+  }
+  return setAside;
 }
 
 /**

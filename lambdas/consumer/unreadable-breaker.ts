@@ -8,18 +8,16 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { type UnreadableBreaker, unreadableBreakerEvidence, unreadableHoldSeconds } from '../core/breaker';
-import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
 import {
   onLastReceive,
-  quarantined,
-  type RecordOutcome,
   type RecordSession,
   returnAfter,
   returnedOnError,
   staysInQueue,
 } from './record-outcome';
 import type { ShareWindow } from './share-window';
+import { quarantineUnrun } from './unrun-quarantine';
 
 export async function holdWhileUnreadable(
   deps: ConsumerDeps,
@@ -40,33 +38,11 @@ export async function holdWhileUnreadable(
   const handedBack = [...held];
   for (const record of records.filter((candidate) => onLastReceive(deps, candidate))) {
     const outcome = await returnedOnError(deps, record, () =>
-      quarantineUnrun(deps, session, record, breaker),
+      quarantineUnrun(deps, session, record, unreadableBreakerEvidence(breaker)),
     );
     if (staysInQueue(outcome)) handedBack.push(record);
   }
   return { batchItemFailures: handedBack.map(({ messageId }) => ({ itemIdentifier: messageId })) };
-}
-
-/**
- * The attempt is still recorded first (rule 1) and its delivery decided as any other (a duplicate
- * is acknowledged, a begun quarantine finished); a record that would run is quarantined instead,
- * with the breaker's problem as its evidence and outside rule 11b's share: it says nothing of poison.
- */
-async function quarantineUnrun(
-  deps: ConsumerDeps,
-  session: RecordSession,
-  record: SQSRecord,
-  breaker: UnreadableBreaker,
-): Promise<RecordOutcome> {
-  const item = await beginAttempt(deps, session, record);
-  if ('kind' in item) return item;
-  const error = unreadableBreakerEvidence(breaker);
-  const evidence = { ...item, lastError: error };
-  const outcome = await quarantined(deps, session, record, evidence, 'receive-limit', 0, { error });
-  // The quarantine stopped (rule 11a): end the attempt uncharged, so it is not taken for a crash.
-  if (outcome.kind === 'returned')
-    await deps.ledger.recordFailure(item.key, item.attemptId, { counters: item, now: deps.now() });
-  return outcome;
 }
 
 /** Nothing runs in this batch: no probe, no trial, and a stop changes nothing. */

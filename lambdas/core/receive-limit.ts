@@ -1,3 +1,5 @@
+import type { ErrorEvidence } from './types';
+
 /**
  * SQS moves a message to the backstop once it has been received `maxReceiveCount` times and
  * comes back again. Whatever hands a record back uncharged (a pause, a failed probe) must not
@@ -11,4 +13,17 @@ export function isLastReceive(receiveCount: number, maxReceiveCount: number): bo
 /** SQS's ApproximateReceiveCount of a record; absent (a test's record): its first receive. */
 export function receiveCountOf(attributes: { readonly ApproximateReceiveCount?: string }): number {
   return Number(attributes.ApproximateReceiveCount ?? '1');
+}
+
+/**
+ * The evidence of a record set aside on its last receive: another record of its batch, also on
+ * its last receive, ran first, and a crash of that one would hand this one back to the backstop.
+ */
+export function besideAnotherLastReceiveEvidence(runsInsteadMessageId: string): ErrorEvidence {
+  return {
+    class: 'transient',
+    name: 'LastReceiveBesideAnother',
+    message: `not run: on its last receive in a batch where ${runsInsteadMessageId}, also on its last receive, ran first`,
+    stackHead: '',
+  };
 }

@@ -685,6 +685,27 @@ describe('a record on its last receive in a batch that may crash', () => {
     expect(world.ledger.get('id-M3')).toMatchObject({ state: 'completed' });
     expect(world.queue.messages.has('id-M3')).toBe(false);
   });
+
+  it('given two messages on their last receive and the one that runs crashes the invocation, then the other was quarantined first, not sent to the backstop', async () => {
+    // Prepare: both received 9 times (a pause held them together); neither ran before, so
+    // nothing tells which one may crash. M1's first attempt crashes the invocation.
+    const { world } = testWorld({
+      env: { PQ_OUTAGE_FAILURE_THRESHOLD: '100' },
+      scripts: { M1: [[{ do: 'crash' }]] },
+    });
+    queueOnTheirLastReceive(world, ['M1', 'M3']);
+
+    // Act: the batch crashes; whatever it handed back comes again.
+    await world.deliver(world.environment(), 10).catch(() => undefined);
+    await drive(world);
+
+    // Assess: M3 is kept with its bytes, uncharged; only the message whose own first crash fell on
+    // its last receive reached the backstop (nothing could have told).
+    expect([...world.quarantine.records.values()]).toMatchObject([
+      { messageId: 'id-M3', reason: 'receive-limit', attemptsCharged: 0, status: 'open' },
+    ]);
+    expect(world.queue.backstop.map((message) => message.messageId)).toEqual(['id-M1']);
+  });
 });
 
 describe('an unreadable breaker item fails closed (issue 8, defect 5)', () => {
