@@ -1,12 +1,15 @@
 /**
- * One argument parser for every command (node:util parseArgs, strict): the options that find the
- * deployment are accepted by every command, each command adds its own.
+ * One argument parser for every command (node:util parseArgs, strict): the global options (the
+ * deployment, the output, help and version) are accepted by every command, each command adds its
+ * own; bad values are refused with a message that quotes them.
  */
 import { parseArgs } from 'node:util';
 import { checkReason } from '../lambdas/core/operator';
 import { Refused, UsageError } from './errors';
 
-export type OptionSpec = Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>;
+export type OptionSpec = Readonly<
+  Record<string, { readonly type: 'string' | 'boolean'; readonly short?: string }>
+>;
 
 export interface ParsedArgs {
   readonly positionals: readonly string[];
@@ -14,14 +17,50 @@ export interface ParsedArgs {
   flag(name: string): boolean;
 }
 
-/** Where the deployment is and how to print; see the overall help. */
+/**
+ * Where the deployment is and how to print (see the overall help), accepted before or after the
+ * command name as the AWS CLI accepts its own. `--endpoint` is the older name of `--endpoint-url`.
+ */
 export const GLOBAL_OPTIONS: OptionSpec = {
   function: { type: 'string' },
-  endpoint: { type: 'string' },
   region: { type: 'string' },
+  profile: { type: 'string' },
+  'endpoint-url': { type: 'string' },
+  endpoint: { type: 'string' },
   json: { type: 'boolean' },
-  help: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 };
+
+export interface CommandLine {
+  /** The first argument that is not a global option or its value. */
+  readonly name: string | undefined;
+  /** Everything else, in order: the global options given before the name are parsed with the command's. */
+  readonly args: readonly string[];
+}
+
+/**
+ * Finds the command name behind any global options (`pq --region eu-west-1 status`). Only global
+ * options may come before it: the command's own are unknown until the name is.
+ */
+export function splitCommandLine(argv: readonly string[]): CommandLine {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: GLOBAL_OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const nameAt = tokens.findIndex((token) => token.kind !== 'option');
+  for (const token of nameAt === -1 ? tokens : tokens.slice(0, nameAt)) {
+    if (token.kind === 'option' && GLOBAL_OPTIONS[token.name] === undefined) {
+      throw new UsageError(`${token.rawName} is not a global option: give it after the command name`);
+    }
+  }
+  const name = tokens[nameAt];
+  if (name?.kind !== 'positional') return { name: undefined, args: [...argv] };
+  return { name: name.value, args: argv.filter((_, index) => index !== name.index) };
+}
 
 export function parseCommandArgs(argv: readonly string[], options: OptionSpec): ParsedArgs {
   let parsed: ReturnType<typeof parseArgs>;
@@ -47,6 +86,22 @@ export function parseCommandArgs(argv: readonly string[], options: OptionSpec): 
   };
 }
 
+/**
+ * `--endpoint-url`, or its older name `--endpoint`; both only if they agree. A given URL must be
+ * one (http or https): a typo would otherwise surface as a DNS error from the first AWS call.
+ */
+export function endpointUrl(args: ParsedArgs): string | undefined {
+  const [url, alias] = [args.string('endpoint-url'), args.string('endpoint')];
+  if (url !== undefined && alias !== undefined && url !== alias) {
+    throw new UsageError(`--endpoint is --endpoint-url: give one of them (given ${url} and ${alias})`);
+  }
+  const given = url ?? alias;
+  if (given !== undefined && !/^https?:\/\/[^/\s]+/.test(given)) {
+    throw new UsageError(`--endpoint-url takes a URL like http://localhost:4566 (given ${given})`);
+  }
+  return given;
+}
+
 /** Exactly `count` positionals, named for the message. */
 export function positionals(args: ParsedArgs, names: readonly string[]): string[] {
   if (args.positionals.length !== names.length) {
@@ -67,6 +122,21 @@ export function parseSince(text: string, now: Date): Date {
     throw new UsageError(`--since takes 30m, 2h, 7d or an ISO time like 2030-01-01T12:00Z (given ${text})`);
   }
   return absolute;
+}
+
+/** `--limit 20`: a whole number of 1 or more. */
+export function positiveInteger(name: string, text: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) {
+    throw new UsageError(`--${name} takes a whole number of 1 or more (given ${text})`);
+  }
+  return Number(text);
+}
+
+/** `--rate 0.5`: a number above 0. */
+export function positiveNumber(name: string, text: string, unit: string): number {
+  const value = /^\s*\d*\.?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value > 0)) throw new UsageError(`--${name} takes ${unit}, a number above 0 (given ${text})`);
+  return value;
 }
 
 /** One of `choices`, for options like --status. */

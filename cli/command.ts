@@ -1,4 +1,8 @@
-/** What every command is: its help, its options, and a run that returns data to print. */
+/**
+ * What every command is: its help, its options, and a run that returns data to print. The list of
+ * commands (commands/index.ts) holds only names and summaries, and loads a command's module when
+ * it is used, so `pq --version` and `pq --help` load no command and no AWS SDK.
+ */
 import type { OptionSpec, ParsedArgs } from './arguments';
 import type { Deployment } from './deployment';
 import type { Actor } from './replay-flow';
@@ -10,6 +14,8 @@ export interface CommandContext {
   /** Who acts (STS), now, and the given reason: the audit entry's fields. */
   actor(why: string): Promise<Actor>;
   now(): Date;
+  /** Waits; tests pass one that moves their clock instead (replay --rate). */
+  sleep(ms: number): Promise<void>;
 }
 
 export interface CommandResult {
@@ -21,10 +27,16 @@ export interface CommandResult {
   readonly refusal?: string;
 }
 
-export interface Command {
+/** A command as the overall help lists it. */
+export interface CommandEntry {
   readonly name: string;
   /** One line for the overall help. */
   readonly summary: string;
+  load(): Promise<Command>;
+}
+
+export interface Command {
+  readonly name: string;
   /** The full `pq NAME --help`. */
   readonly help: string;
   readonly options: OptionSpec;

@@ -26,6 +26,8 @@ export interface Target {
   readonly functionName?: string;
   readonly region?: string;
   readonly endpoint?: string;
+  /** A profile of the shared AWS config files: its credentials, and its region unless one is given. */
+  readonly profile?: string;
 }
 
 export interface Deployment {
@@ -52,8 +54,9 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
   const clients = createClients({
     ...(target.region ? { region: target.region } : {}),
     ...(target.endpoint ? { endpoint: target.endpoint } : {}),
+    ...(target.profile ? { profile: target.profile } : {}),
   });
-  const config = await consumerConfig(clients, functionName);
+  const config = await consumerConfig(clients, functionName, target.profile);
   const mapping = await sourceQueueMapping(clients.lambda, functionName, config.sourceQueueArn);
   const { dynamodb, s3, sqs, sfn, sts } = clients;
   let caller: Promise<string> | undefined;
@@ -79,11 +82,15 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
   };
 }
 
-async function consumerConfig(clients: AwsClients, functionName: string): Promise<ConsumerConfig> {
-  const variables = await functionEnvironment(clients.lambda, functionName);
+async function consumerConfig(
+  clients: AwsClients,
+  functionName: string,
+  profile: string | undefined,
+): Promise<ConsumerConfig> {
+  const variables = await firstCall(functionEnvironment(clients.lambda, functionName), profile);
   if (variables === undefined) {
     throw new Refused(
-      `no Lambda function ${functionName} in this account and region (check --function and --region)`,
+      `no Lambda function ${functionName} in this account and region (check --function, --region and --profile)`,
     );
   }
   // The user's own variables live in the same environment; parseConfig checks only ours.
@@ -97,5 +104,28 @@ async function consumerConfig(clients: AwsClients, functionName: string): Promis
     return parseConfig(ours);
   } catch (error) {
     throw new Error(`${functionName}'s environment: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The first AWS call. When it fails, it is most often this machine's set-up (no region, no
+ * credentials, a wrong endpoint or profile, a missing permission), which the SDK's own message
+ * says best; the adapter keeps only the error's name. The request carries only the function's
+ * name, so its message is safe to print, unlike those of calls that carry a task token.
+ */
+async function firstCall<T>(call: Promise<T>, profile: string | undefined): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    const { cause } = error as Error;
+    if (!(cause instanceof Error)) throw error;
+    if (cause.message === 'Region is missing') {
+      throw new UsageError(
+        profile === undefined
+          ? 'no region: pass --region REGION, set AWS_REGION, or use a --profile that has one'
+          : `no region: the profile ${profile} has none, or is not in your AWS config files: pass --region REGION`,
+      );
+    }
+    throw new Error(`${(error as Error).message}: ${cause.message}`, { cause: error });
   }
 }

@@ -1,23 +1,28 @@
 /** The overall help: what an on-call engineer needs to find the pipeline and act on it. */
-import type { Command } from './command';
+import type { Command, CommandEntry } from './command';
 
-export function overallHelp(commands: readonly Command[]): string {
+export function overallHelp(commands: readonly CommandEntry[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
   return `pq - operate a poison-quarantine pipeline: inspect, decide, replay
 
-Usage: pq COMMAND [options]          pq COMMAND --help for the details of one
+Usage: pq [global options] COMMAND [options]
+       pq help COMMAND (or pq COMMAND --help, -h) for the details of one
 
 Commands:
 ${lines.join('\n')}
 
-Finding the pipeline (every command):
-  --function NAME   the consumer Lambda function (or PQ_FUNCTION). pq reads the tables, bucket,
-                    queue and state machines from its environment: nothing else to configure
-  --region REGION   its region (or AWS_REGION / AWS_DEFAULT_REGION)
-  --endpoint URL    LocalStack or another local AWS instead of AWS (or AWS_ENDPOINT_URL)
-  --json            one JSON document on stdout, for scripts
-Credentials come from the AWS SDK's default chain (AWS_PROFILE, environment, SSO, role). The
+Global options, before or after the command (pq --region eu-west-1 status = pq status --region ...):
+  --function NAME       the consumer Lambda function (or PQ_FUNCTION). pq reads the tables, bucket,
+                        queue and state machines from its environment: nothing else to configure
+  --region REGION       its region (or AWS_REGION / AWS_DEFAULT_REGION, or the profile's region)
+  --profile NAME        a profile of your AWS config and credentials files (or AWS_PROFILE)
+  --endpoint-url URL    LocalStack or another local AWS instead of AWS (or AWS_ENDPOINT_URL);
+                        --endpoint is the same
+  --json                one JSON document on stdout, for scripts
+  -h, --help            this help, or a command's
+  --version             pq's version, Node's and the platform's
+Credentials come from the AWS SDK's default chain (profile, environment, SSO, role). The
 identity you act as is written in the audit trail of everything you change.
 
 A typical incident:
@@ -25,11 +30,15 @@ A typical incident:
   pq list --group                 which failures, how many of each
   pq show ID                      the evidence and the exact message
   pq cause ID "what went wrong"   required before any replay
-  pq replay ID                    once the fix is deployed (or --group GROUP)
+  pq replay ID                    once the fix is deployed
+  pq replay --group G --dry-run   what a group's replay would send; then --rate 5 paces the real one
   pq discard ID --reason "..."    or: it must never run (resolved, content kept)
 
 A breaker item nobody can read (pq status: Breaker UNREADABLE; the consumer holds every message):
   pq reset-breaker --reason "..."   repairs it into a stop, audited; then pq resume --reason "..."
+
+A stop at capacity (reason quarantine-capacity) with fewer open records than the count says:
+  pq recount --reason "..."         sets the count to the records; then pq resume --reason "..."
 
 Exit codes: 0 done; 2 refused or bad arguments, nothing changed (the reason is on stderr);
 1 failed (AWS unreachable, access denied...: the message is on stderr).
@@ -37,5 +46,14 @@ Exit codes: 0 done; 2 refused or bad arguments, nothing changed (the reason is o
 Stored text (error messages, keys, causes, reasons) is printed with control characters and
 bidi controls shown as escapes (\\x1b, \\u202e); --json carries the exact strings, with those
 characters as JSON \\u escapes.
+`;
+}
+
+/** A command's own help, and the global options every command takes. */
+export function commandHelp(command: Command): string {
+  return `${command.help}
+
+Global options (before or after the command; pq --help explains them):
+  --function NAME  --region REGION  --profile NAME  --endpoint-url URL  --json  -h, --help  --version
 `;
 }

@@ -3,13 +3,21 @@
  * streams and environment; tests pass their own. Every write goes through `say` or `print`, so
  * nothing reaches the terminal without output.ts's escaping.
  */
-import { parseCommandArgs } from './arguments';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type CommandLine,
+  endpointUrl,
+  type ParsedArgs,
+  parseCommandArgs,
+  splitCommandLine,
+} from './arguments';
 import type { Command, CommandContext, CommandResult } from './command';
 import { COMMANDS } from './commands';
-import { type Deployment, resolveDeployment } from './deployment';
+import type { Deployment, Target } from './deployment';
 import { Refused, UsageError } from './errors';
-import { overallHelp } from './help';
+import { commandHelp, overallHelp } from './help';
 import { jsonText, type Output, terminalText } from './output';
+import { versionLine } from './version';
 
 export interface CliIo {
   readonly stdout: Output;
@@ -17,27 +25,22 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The clock; tests may fix it. */
   readonly now?: () => Date;
+  /** Waiting (replay --rate); tests may pass one that moves their clock instead. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export const EXIT = { ok: 0, failed: 1, refused: 2 } as const;
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    say(io.stdout, overallHelp(COMMANDS));
-    return name === undefined ? EXIT.refused : EXIT.ok;
-  }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined) {
-    say(io.stderr, `pq: unknown command ${JSON.stringify(name)} (pq --help lists them)\n`);
-    return EXIT.refused;
-  }
+  // Errors name the command once it is known: "pq list: ...", else "pq: ...".
+  let command: Command | undefined;
   try {
-    const args = parseCommandArgs(rest, command.options);
-    if (args.flag('help')) {
-      say(io.stdout, `${command.help}\n`);
-      return EXIT.ok;
-    }
+    const line = splitCommandLine(argv);
+    if (line.name === undefined || line.name === 'help') return await withoutCommand(line, io);
+    command = await commandNamed(line.name).load();
+    const args = parseCommandArgs(line.args, command.options);
+    if (args.flag('version')) return done(io, versionLine());
+    if (args.flag('help')) return done(io, commandHelp(command));
     const result = await command.run(contextFor(args, io));
     print(result, args.flag('json'), io);
     if (result.refusal === undefined) return EXIT.ok;
@@ -48,18 +51,57 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-function contextFor(args: ReturnType<typeof parseCommandArgs>, io: CliIo): CommandContext {
+/** `pq`, `pq --help`, `pq --version`, `pq help [COMMAND]`: nothing to run, no command loaded unless named. */
+async function withoutCommand(line: CommandLine, io: CliIo): Promise<number> {
+  const args = parseCommandArgs(line.args, {});
+  if (args.flag('version')) return done(io, versionLine());
+  if (line.name === 'help') {
+    if (args.positionals.length > 1) {
+      throw new UsageError(`help takes one command name (given ${args.positionals.join(' ')})`);
+    }
+    const [name] = args.positionals;
+    return done(
+      io,
+      name === undefined ? overallHelp(COMMANDS) : commandHelp(await commandNamed(name).load()),
+    );
+  }
+  say(io.stdout, overallHelp(COMMANDS));
+  // `pq` alone asked for nothing: the help, but not success, for a script that lost its command.
+  return args.flag('help') ? EXIT.ok : EXIT.refused;
+}
+
+function commandNamed(name: string) {
+  const entry = COMMANDS.find((candidate) => candidate.name === name);
+  if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+  return entry;
+}
+
+function done(io: CliIo, text: string): number {
+  say(io.stdout, text);
+  return EXIT.ok;
+}
+
+/** The options and environment variables that find the deployment, checked before anything runs. */
+function targetOf(args: ParsedArgs, env: CliIo['env']): Target {
+  return {
+    functionName: args.string('function') ?? env.PQ_FUNCTION,
+    region: args.string('region') ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION,
+    endpoint: endpointUrl(args) ?? env.AWS_ENDPOINT_URL,
+    profile: args.string('profile') ?? env.AWS_PROFILE,
+  };
+}
+
+function contextFor(args: ParsedArgs, io: CliIo): CommandContext {
   const now = io.now ?? (() => new Date());
+  const target = targetOf(args, io.env);
   let deployment: Promise<Deployment> | undefined;
   const context: CommandContext = {
     args,
     now,
+    sleep: io.sleep ?? ((ms) => sleep(ms)),
+    // Loaded on first use: the adapters bring the AWS SDK, which help and usage mistakes never need.
     deployment: () => {
-      deployment ??= resolveDeployment({
-        functionName: args.string('function') ?? io.env.PQ_FUNCTION,
-        region: args.string('region') ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION,
-        endpoint: args.string('endpoint') ?? io.env.AWS_ENDPOINT_URL,
-      });
+      deployment ??= import('./deployment').then(({ resolveDeployment }) => resolveDeployment(target));
       return deployment;
     },
     actor: async (why) => ({ who: await (await context.deployment()).whoAmI(), why, now: now() }),
@@ -77,16 +119,17 @@ function say(stream: Output, text: string): void {
 }
 
 /** One line on stderr. Adapter errors never carry a task token or a body, so messages are safe. */
-function report(command: Command, error: unknown, io: CliIo): number {
+function report(command: Command | undefined, error: unknown, io: CliIo): number {
+  const who = command === undefined ? 'pq' : `pq ${command.name}`;
   if (error instanceof UsageError) {
-    say(io.stderr, `pq ${command.name}: ${error.message} (pq ${command.name} --help)\n`);
+    say(io.stderr, `${who}: ${error.message} (${who} --help)\n`);
     return EXIT.refused;
   }
   if (error instanceof Refused) {
-    say(io.stderr, `pq ${command.name}: refused: ${error.message}\n`);
+    say(io.stderr, `${who}: refused: ${error.message}\n`);
     return EXIT.refused;
   }
   const { name, message } = error instanceof Error ? error : new Error(String(error));
-  say(io.stderr, `pq ${command.name}: failed: ${name === 'Error' ? '' : `${name}: `}${message}\n`);
+  say(io.stderr, `${who}: failed: ${name === 'Error' ? '' : `${name}: `}${message}\n`);
   return EXIT.failed;
 }

@@ -44,3 +44,26 @@ export const VERIFIED_STATUS = {
   [VERIFY_DECISION.notDone]: QUARANTINE_STATUS.replayed,
   [VERIFY_DECISION.discard]: QUARANTINE_STATUS.resolved,
 } as const satisfies Record<VerifyDecision, QuarantineStatus>;
+
+/**
+ * Rule 11a's open records: the statuses that count toward the capacity (a record waiting for a
+ * person's decision). `replaying` is a claim on its way out and counts no longer.
+ */
+export const COUNTED_STATUSES: readonly QuarantineStatus[] = [
+  QUARANTINE_STATUS.open,
+  QUARANTINE_STATUS.awaitingOperator,
+];
+
+/**
+ * The count of open records, kept on one item of the quarantine table so that rule 11a reads one
+ * item instead of counting the byStatus index. Every write that moves a record into or out of
+ * COUNTED_STATUSES ADDs +1 or -1 to `openRecords` in the same transaction, and the record's own
+ * condition guards it, so a retried write that finds its record already moved counts nothing.
+ * The item has no `status`, so it is never in the byStatus index. `lastRecount` is
+ * `{ who, when, why, was, counted }` of the last `pq recount`: one entry, not a trail, because
+ * every quarantine writes this item and DynamoDB bills a write by the item's size.
+ */
+export const OPEN_RECORDS_COUNTER = {
+  key: { id: '#open-records' },
+  attributes: { count: 'openRecords', lastRecount: 'lastRecount' },
+} as const;

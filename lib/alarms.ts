@@ -8,10 +8,12 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { BREAKER_UNREADABLE_LOG_EVENT, QUARANTINED_LOG_EVENT } from '../contract/log-events';
+import { CONSUMER_METRIC, METRIC_NAMESPACE } from '../contract/metrics';
+import { PipelineMetrics } from './metrics';
 import { OPERATIONS_METRIC } from './operations/protocol';
 
-/** Namespace of the metrics poison-quarantine derives from its consumer's logs. */
-export const METRIC_NAMESPACE = 'PoisonQuarantine';
+// The state machines' metric steps (lib/operations/steps.ts) take the namespace from here.
+export { METRIC_NAMESPACE };
 
 export interface QuarantineAlarmsProps {
   readonly topic: sns.ITopic;
@@ -72,8 +74,10 @@ export class QuarantineAlarms extends Construct {
       metric: props.consumer.metricErrors({ period: Duration.minutes(1) }),
       threshold: 0,
     });
+    const metrics = new PipelineMetrics(props.queue.queueArn);
+    this.addConsumerMetricAlarms(metrics);
     this.addBreakerUnreadableAlarm(props);
-    this.addOperatorWaitAlarms(props);
+    this.addOperatorWaitAlarms(props, metrics);
     this.addExecutionAlarms(
       'Pause',
       props.stateMachines.pause,
@@ -87,19 +91,30 @@ export class QuarantineAlarms extends Construct {
   }
 
   /**
+   * The consumer's own counts (contract/metrics.ts) where one means a person should look: an
+   * outcome nobody can know without checking the outside system, and a breaker that stopped
+   * consumption (an outage, or a quarantine that cannot go on).
+   */
+  private addConsumerMetricAlarms(metrics: PipelineMetrics): void {
+    this.add(
+      'OutcomeUnknown',
+      "A message's outcome is unknown: its call may have reached the outside system. Check that system, then pq verify.",
+      { metric: metrics.consumer(CONSUMER_METRIC.outcomeUnknown), threshold: 0 },
+    );
+    this.add(
+      'BreakerTripped',
+      'The breaker tripped: consumption is paused (an outage) or stopped for an operator. pq status shows why.',
+      { metric: metrics.consumer(CONSUMER_METRIC.breakerTrips), threshold: 0 },
+    );
+  }
+
+  /**
    * The pause state machine publishes how long a pause has stopped consumption (at each
    * failed probe and each overdue stop), the verification state machine every outcome-unknown
    * decision overdue by a heartbeat (lib/operations/protocol.ts OPERATIONS_METRIC), per queue.
    */
-  private addOperatorWaitAlarms(props: QuarantineAlarmsProps): void {
-    const metric = (metricName: string, statistic: string) =>
-      new cloudwatch.Metric({
-        namespace: METRIC_NAMESPACE,
-        metricName,
-        statistic,
-        period: Duration.minutes(5),
-        dimensionsMap: { Queue: props.queue.queueArn },
-      });
+  private addOperatorWaitAlarms(props: QuarantineAlarmsProps, metrics: PipelineMetrics): void {
+    const metric = (metricName: string, statistic: string) => metrics.operations(metricName, statistic);
     this.add(
       'PausedTooLong',
       `A pause has kept consumption stopped for more than ${props.pausedTooLong.toHumanString()}: pq status shows why and what drives it.`,

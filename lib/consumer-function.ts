@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -24,6 +25,13 @@ export interface ConsumerFunctionProps {
   readonly memorySize: number;
   readonly logRetention: logs.RetentionDays;
   readonly environment: Readonly<Record<string, string>>;
+  /** The user's settings of the function, passed through (PoisonQuarantineProps, checked there). */
+  readonly vpc?: ec2.IVpc;
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  readonly securityGroups?: ec2.ISecurityGroup[];
+  readonly layers?: lambda.ILayerVersion[];
+  readonly bundling?: nodejs.BundlingOptions;
+  readonly tracing?: lambda.Tracing;
 }
 
 /**
@@ -49,6 +57,7 @@ export class ConsumerFunction extends nodejs.NodejsFunction {
         resources: [logGroup.logGroupArn],
       }),
     );
+    if (props.vpc) role.addToPolicy(networkInterfaces());
     super(scope, id, {
       entry: HANDLER_ENTRY,
       handler: 'handler',
@@ -69,16 +78,52 @@ export class ConsumerFunction extends nodejs.NodejsFunction {
         // needs no copy of the sources, which would nearly treble its size.
         sourceMap: true,
         sourcesContent: false,
-        // Minified names would reach the stack heads (and the signatures that group quarantine
-        // records, which must not change with every build); Node takes a function's name as kept.
-        keepNames: true,
         // The AWS SDK is bundled rather than taken from the runtime, so the version tested here
         // is the version that runs.
         externalModules: [],
         // esbuild's size table on every synth is noise; its warnings and errors still show.
         logLevel: nodejs.LogLevel.WARNING,
-        esbuildArgs: { [`--alias:${PROCESSOR_MODULE_ALIAS}`]: path.resolve(props.processorEntry) },
+        ...props.bundling,
+        // What the consumer needs stays (validateProps refuses a user's value that changes it).
+        // Minified names would reach the stack heads (and the signatures that group quarantine
+        // records, which must not change with every build); Node takes a function's name as kept.
+        keepNames: true,
+        esbuildArgs: {
+          ...props.bundling?.esbuildArgs,
+          [`--alias:${PROCESSOR_MODULE_ALIAS}`]: path.resolve(props.processorEntry),
+        },
       },
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
+      layers: props.layers,
+      tracing: props.tracing,
     });
+    if (props.vpc || (props.tracing ?? lambda.Tracing.DISABLED) !== lambda.Tracing.DISABLED) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Only with a vpc or tracing: Lambda manages the network interfaces of a function in a VPC, and ' +
+          'X-Ray takes trace segments; neither supports resource-level permissions.',
+      });
+    }
   }
+}
+
+/**
+ * What Lambda needs to attach a function in a VPC (AWSLambdaVPCAccessExecutionRole's EC2 actions,
+ * without its logs grant): the role is ours, so CDK adds no managed policy to it.
+ */
+function networkInterfaces(): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions: [
+      'ec2:CreateNetworkInterface',
+      'ec2:DescribeNetworkInterfaces',
+      'ec2:DescribeSubnets',
+      'ec2:DeleteNetworkInterface',
+      'ec2:AssignPrivateIpAddresses',
+      'ec2:UnassignPrivateIpAddresses',
+    ],
+    resources: ['*'],
+  });
 }

@@ -1,8 +1,12 @@
 import { type Duration, type RemovalPolicy, Token } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { DEFAULTS } from '../contract/defaults';
+import { PROCESSOR_MODULE_ALIAS } from './consumer-function';
 
 /** Properties of {@link PoisonQuarantine}. */
 export interface PoisonQuarantineProps {
@@ -172,6 +176,49 @@ export interface PoisonQuarantineProps {
   readonly environment?: Readonly<Record<string, string>>;
 
   /**
+   * A VPC to run the consumer in, for a processing module that reaches private resources. The
+   * consumer also calls DynamoDB, S3, SQS and Step Functions: give its subnets a NAT gateway or
+   * VPC endpoints for them.
+   * @default - not in a VPC
+   */
+  readonly vpc?: ec2.IVpc;
+
+  /**
+   * Where in `vpc` the consumer runs; needs `vpc`.
+   * @default - the VPC's private subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * Security groups of the consumer; need `vpc`.
+   * @default - with a `vpc`, a new security group that allows all outbound traffic
+   */
+  readonly securityGroups?: ec2.ISecurityGroup[];
+
+  /**
+   * Lambda layers for the consumer (at most 5, for arm64), for what your module loads from `/opt`.
+   * @default - none
+   */
+  readonly layers?: lambda.ILayerVersion[];
+
+  /**
+   * esbuild options for bundling your module with the consumer, merged over the construct's own
+   * (minified, source maps without sources, the SDK's ES modules first, nothing external). Two of
+   * them the consumer needs, and a value that changes them fails at synth: `keepNames` (error
+   * signatures, which group quarantine records, name functions) and the `--alias` of
+   * `pq-user-processor` (it points the consumer at `processorEntry`; `externalModules` may not
+   * name it either).
+   * @default - the construct's options
+   */
+  readonly bundling?: nodejs.BundlingOptions;
+
+  /**
+   * AWS X-Ray tracing of the consumer's invocations.
+   * @default lambda.Tracing.DISABLED
+   */
+  readonly tracing?: lambda.Tracing;
+
+  /**
    * Topic that alarms and operator notifications go to.
    * @default - a new topic encrypted with a new customer-managed key
    */
@@ -324,6 +371,7 @@ export function validateProps(props: PoisonQuarantineProps): void {
       );
     }
   }
+  errors.push(...functionProblems(props));
   if (
     props.messageKeyPath !== undefined &&
     !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(props.messageKeyPath)
@@ -333,4 +381,34 @@ export function validateProps(props: PoisonQuarantineProps): void {
   if (errors.length > 0) {
     throw new Error(`Invalid PoisonQuarantine props:\n- ${errors.join('\n- ')}`);
   }
+}
+
+/** Lambda's limit of layers on one function. */
+const MAX_LAYERS = 5;
+
+/** What the consumer function's pass-through props may not combine, or may not change. */
+function functionProblems(props: PoisonQuarantineProps): string[] {
+  const errors: string[] = [];
+  if (props.vpc === undefined) {
+    if (props.securityGroups !== undefined)
+      errors.push(`securityGroups need a vpc (given ${props.securityGroups.length} and no vpc)`);
+    if (props.vpcSubnets !== undefined) errors.push('vpcSubnets need a vpc (given vpcSubnets and no vpc)');
+  }
+  if (props.layers !== undefined && props.layers.length > MAX_LAYERS)
+    errors.push(`layers: a function takes at most ${MAX_LAYERS} (given ${props.layers.length})`);
+  const bundling = props.bundling ?? {};
+  if (bundling.keepNames === false)
+    errors.push(
+      'bundling.keepNames must stay true: error signatures, which group quarantine records, name functions (given false)',
+    );
+  const alias = `--alias:${PROCESSOR_MODULE_ALIAS}`;
+  if (bundling.esbuildArgs?.[alias] !== undefined)
+    errors.push(
+      `bundling.esbuildArgs must not set ${alias}: it points the consumer at processorEntry (given "${bundling.esbuildArgs[alias]}")`,
+    );
+  if (bundling.externalModules?.includes(PROCESSOR_MODULE_ALIAS))
+    errors.push(
+      `bundling.externalModules must not name ${PROCESSOR_MODULE_ALIAS}: processorEntry is bundled in (given ${JSON.stringify(bundling.externalModules)})`,
+    );
+  return errors;
 }

@@ -1,4 +1,5 @@
-import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -12,9 +13,11 @@ import { Construct } from 'constructs';
 import { DEFAULTS } from '../contract/defaults';
 import { ENV } from '../contract/env';
 import { EXECUTION_NAME_PREFIX } from '../contract/executions';
+import { OPEN_RECORDS_COUNTER } from '../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
+import { QuarantineDashboard } from './dashboard';
 import { PauseStateMachine } from './operations/pause-state-machine';
 import { VerificationStateMachine } from './operations/verification-state-machine';
 import { type PoisonQuarantineProps, validateProps } from './poison-quarantine-props';
@@ -44,6 +47,8 @@ export class PoisonQuarantine extends Construct {
   /** Rule 8: an outcome-unknown record waits for an operator's decision (`ou-<quarantine id>`). */
   public readonly verificationStateMachine: sfn.StateMachine;
   public readonly alarms: QuarantineAlarms;
+  /** Queue, consumer, quarantines, breaker and executions on one page (lib/dashboard.ts). */
+  public readonly dashboard: cloudwatch.Dashboard;
   private readonly storage: QuarantineStorage;
   /** Its runs are every run of every pause (`pause-<epoch>`, `pause-<epoch>-r<n>`): their status is read. */
   private readonly pauseMachine: OperationsMachineNames;
@@ -92,6 +97,12 @@ export class PoisonQuarantine extends Construct {
         ...this.runtimeEnvironment(props, tables, storage),
         [ENV.consumerTimeoutSeconds]: String(consumerTimeout.toSeconds()),
       },
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
+      layers: props.layers,
+      bundling: props.bundling,
+      tracing: props.tracing,
     });
     this.eventSource = new SqsEventSource(this.queue, {
       batchSize: props.batchSize ?? DEFAULTS.batchSize,
@@ -135,6 +146,29 @@ export class PoisonQuarantine extends Construct {
       oldestMessageAge: props.oldestMessageAgeAlarm ?? Duration.minutes(15),
       pausedTooLong: props.pausedTooLongAlarm ?? Duration.hours(1),
       stateMachines: { pause: this.pauseStateMachine, verification: this.verificationStateMachine },
+    });
+    this.dashboard = new QuarantineDashboard(this, 'Dashboard', {
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      consumer: this.consumer,
+      stateMachines: { pause: this.pauseStateMachine, verification: this.verificationStateMachine },
+      alarms: this.alarms.alarms,
+    }).dashboard;
+    this.addOutputs();
+  }
+
+  /**
+   * What an operator needs after a deploy: the consumer function, which `pq` finds everything
+   * else from (cli/deployment.ts), and the command line that shows the pipeline's state.
+   */
+  private addOutputs(): void {
+    new CfnOutput(this, 'ConsumerFunctionName', {
+      description: 'The consumer function: pq --function names it',
+      value: this.consumer.functionName,
+    });
+    new CfnOutput(this, 'OperatorCommand', {
+      description: 'The state of this pipeline (pq help lists the other commands)',
+      value: `pq status --function ${this.consumer.functionName} --region ${Stack.of(this).region}`,
     });
   }
 
@@ -249,13 +283,13 @@ export class PoisonQuarantine extends Construct {
           'the operator may only get objects under the quarantine prefix, never put or delete them.',
       },
       {
-        id: executionsFinding(this.pauseMachine),
+        id: this.pauseMachine.runsFinding,
         reason:
           'A pause episode may need several runs, named as they are needed; the operator may only ' +
           'describe pause executions, to see whether one drives an open breaker back.',
       },
       {
-        id: executionsFinding(this.verificationMachine),
+        id: this.verificationMachine.runsFinding,
         reason:
           'Each outcome-unknown record has its own execution (ou-<quarantine id>); the operator may only ' +
           'describe them, to answer a record whose execution is gone on the record itself.',
@@ -358,8 +392,13 @@ export class PoisonQuarantine extends Construct {
       [tables.control.tableArn],
     );
     // Create only: the writer's PutItem is conditioned on attribute_not_exists(id), so no
-    // consumer can replace a record, and it holds no UpdateItem, DeleteItem or BatchWriteItem.
+    // consumer can replace a record, and it holds no DeleteItem or BatchWriteItem.
     allow(['dynamodb:PutItem'], [storage.table.tableArn]);
+    // The open-record counter (rule 11a), read before a quarantine and added to in the record's
+    // own transaction: reading and updating are allowed on that one item only.
+    allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [storage.table.tableArn], {
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [OPEN_RECORDS_COUNTER.key.id] },
+    });
     // Counting open records (rule 11a). The index projects whole records, task tokens included:
     // the condition lets only COUNT queries through, which return a number and no item.
     allow(['dynamodb:Query'], [storage.byStatusIndexArn], { StringEquals: { 'dynamodb:Select': 'COUNT' } });
@@ -378,7 +417,7 @@ export class PoisonQuarantine extends Construct {
           'the consumer may only put objects under the quarantine prefix, never read or delete them.',
       },
       {
-        id: executionsFinding(this.pauseMachine),
+        id: this.pauseMachine.runsFinding,
         reason:
           'A pause episode may need several runs (pause-<epoch>, pause-<epoch>-r2, ...), named as they ' +
           'are needed; the consumer may only describe its own pause executions, to restart a dead one.',
@@ -394,6 +433,8 @@ interface OperationsMachineNames {
   /** `<machine name>:<execution prefix>*` */
   readonly runsName: string;
   readonly runsArn: string;
+  /** The cdk-nag finding of a grant on every one of those runs (a name ending in `*`). */
+  readonly runsFinding: string;
 }
 
 /**
@@ -416,12 +457,13 @@ function operationsMachineNames(
       resourceName,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-  return { name, arn: arn('stateMachine', name), runsName, runsArn: arn('execution', runsName) };
-}
-
-/** The cdk-nag finding of a grant on every run of one kind (a name ending in `*`). */
-function executionsFinding(machine: OperationsMachineNames): string {
-  return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${machine.runsName}]`;
+  // cdk-nag names the ARN as the template holds it: a stack's region and account when it has them.
+  const { region, account } = Stack.of(scope);
+  const known = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
+  const runsFinding =
+    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:${known(region, 'AWS::Region')}:` +
+    `${known(account, 'AWS::AccountId')}:execution:${runsName}]`;
+  return { name, arn: arn('stateMachine', name), runsName, runsArn: arn('execution', runsName), runsFinding };
 }
 
 /** The breaker timings in seconds: the props, or the contract's defaults. */

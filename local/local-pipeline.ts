@@ -42,6 +42,12 @@ export interface LocalPipelineOptions {
    * @default - an assembly of this pipeline's own, removed when it stops
    */
   readonly assembly?: DemoAssembly;
+  /**
+   * Aborting it ends the start at its next step (Ctrl-C during `local:deploy`): what was started is
+   * stopped and the start rejects with the signal's reason.
+   * @default - the start runs to its end
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface LocalPipeline {
@@ -65,16 +71,20 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
+  const nextStep = () => options.signal?.throwIfAborted();
   try {
     const cdkOut = assembly.synthesize(stackName, options.pipeline);
+    nextStep();
     const aws = await startLocalAws();
     cleanups.push(() => aws.stop());
+    nextStep();
     const clients = createClients({
       endpoint: aws.endpoint,
       region: aws.region,
       credentials: LOCAL_CREDENTIALS,
     });
     const stack = await deployCdkOut(stackName, { clients, region: aws.region, cdkOutDir: cdkOut });
+    nextStep();
     const consumer = stack.functions.find((fn) => fn.environment[ENV.attemptsTable] !== undefined);
     const [mapping] = stack.eventSourceMappings;
     if (!consumer?.assetPath || !mapping)
@@ -98,6 +108,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
       ? await prepareFaultRun(options.faults, DEMO_PROCESSOR_ENTRY)
       : undefined;
     if (faults) cleanups.push(() => faults.remove());
+    nextStep();
     const runner = await startEventSourceRunner({
       clients,
       queueUrl: env(ENV.sourceQueueUrl),

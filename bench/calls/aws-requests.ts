@@ -50,14 +50,15 @@ export const AWS_REQUESTS: Readonly<Record<FaultPoint, readonly AwsRequest[]>> =
   'control.startIsolation': [update, put],
   // A count-down; the trial's last message makes a second update.
   'control.isolationMessagePassed': [update],
-  // QuarantineWriter: body and envelope objects, the record, and the rule 11a COUNT queries
-  // (one page per status, 'open' and 'awaiting-operator', while far below the limit).
+  // QuarantineWriter: body and envelope objects; the record with rule 11a's open-record count
+  // in one transaction (two items, billed twice each); the count itself, one read of its item
+  // (a table without the counter is counted once first: COUNT queries and a conditional create).
   'quarantine.putContent': [
     { service: 's3', command: 'PutObjectCommand' },
     { service: 's3', command: 'PutObjectCommand' },
   ],
-  'quarantine.putRecord': [put],
-  'quarantine.openRecordsAtLeast': [query, query],
+  'quarantine.putRecord': [dynamodb('TransactWriteItems')],
+  'quarantine.openRecordsAtLeast': [dynamodb('GetItem')],
   // Operations: one StartExecution (a pause whose first run is alive needs no DescribeExecution).
   'operations.startOutcomeUnknown': [{ service: 'sfn', command: 'StartExecutionCommand' }],
   'operations.startPause': [{ service: 'sfn', command: 'StartExecutionCommand' }],

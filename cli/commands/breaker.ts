@@ -35,10 +35,6 @@ dependency is known to be down, or while you investigate.`,
 function breakerCommand(action: BreakerAction): Command {
   return {
     name: action,
-    summary:
-      action === OPERATOR_ACTION.resume
-        ? 'let a paused consumer consume again'
-        : 'keep a paused consumer paused',
     options: { reason: { type: 'string' } },
     help: HELP[action],
     async run(context: CommandContext) {

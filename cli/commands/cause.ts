@@ -11,7 +11,6 @@ import { unresolvedInGroup } from './group-members';
 
 export const cause: Command = {
   name: 'cause',
-  summary: 'record what went wrong (required before any replay)',
   options: { group: { type: 'string' } },
   help: `pq cause - record the cause of a quarantine (rule 12: no replay without one)
 

@@ -16,7 +16,6 @@ interface Discarded {
 
 export const discard: Command = {
   name: 'discard',
-  summary: 'close open records without replaying them (content kept)',
   options: { group: { type: 'string' }, reason: { type: 'string' } },
   help: `pq discard - close open records without replaying them
 

@@ -5,7 +5,6 @@ function freezeCommand(frozen: boolean): Command {
   const name = frozen ? 'freeze' : 'unfreeze';
   return {
     name,
-    summary: frozen ? 'refuse every replay until unfrozen' : 'allow replays again',
     options: { reason: { type: 'string' } },
     help: frozen
       ? `pq freeze - refuse every replay (and verify --not-done) until someone unfreezes

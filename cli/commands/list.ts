@@ -3,7 +3,7 @@ import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { groupBySignature, hasCause } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { QuarantineReason } from '../../lambdas/core/types';
-import { oneOf, parseSince, positionals } from '../arguments';
+import { oneOf, parseSince, positionals, positiveInteger } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import { table } from '../output';
 
@@ -20,16 +20,16 @@ const DEFAULT_STATUSES = [QUARANTINE_STATUS.open, QUARANTINE_STATUS.awaitingOper
 
 export const list: Command = {
   name: 'list',
-  summary: 'quarantined records; --group shows failure groups (same error, same place)',
   options: {
     status: { type: 'string' },
     reason: { type: 'string' },
     since: { type: 'string' },
     group: { type: 'boolean' },
+    limit: { type: 'string' },
   },
   help: `pq list - quarantine records, newest first
 
-Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--json]
+Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--limit N] [--json]
 
   --status S   open | awaiting-operator | replaying | resolved | replayed
                (default: open and awaiting-operator, what still needs a person)
@@ -38,6 +38,7 @@ Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--json]
   --since T    quarantined within the last 30m / 2h / 7d, or since an ISO time
   --group      one line per failure group (records with the same error signature), biggest
                first. GROUP is a short id: pq replay --group GROUP replays every open record in it
+  --limit N    the first N lines only (records, or groups with --group); says how many there were
 
 CAUSE is "unidentified" until someone runs pq cause; replay is refused until then.
 
@@ -51,6 +52,8 @@ Next: pq show ID`,
     const since = sinceText === undefined ? undefined : parseSince(sinceText, context.now());
     const reasonText = args.string('reason');
     const reason = reasonText === undefined ? undefined : oneOf('reason', reasonText, REASONS);
+    const limitText = args.string('limit');
+    const limit = limitText === undefined ? undefined : positiveInteger('limit', limitText);
     const deployment = await context.deployment();
     const pages = await Promise.all(
       statuses.map((state) => deployment.records.list({ status: state, ...(since ? { since } : {}) })),
@@ -59,11 +62,22 @@ Next: pq show ID`,
       .flat()
       .filter((record) => reason === undefined || record.reason === reason)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-    return args.flag('group') ? grouped(records) : oneByOne(records);
+    return args.flag('group') ? grouped(records, limit) : oneByOne(records, limit);
   },
 };
 
-function oneByOne(records: readonly QuarantineRecord[]) {
+/** The first `limit` lines, and a line that says what was left out. */
+function limited<T>(lines: readonly T[], limit: number | undefined, what: string) {
+  const shown = limit === undefined ? lines : lines.slice(0, limit);
+  const note =
+    shown.length < lines.length
+      ? `(${shown.length} of ${lines.length} ${what} shown: --limit ${limit})\n`
+      : '';
+  return { shown, total: lines.length, note };
+}
+
+function oneByOne(all: readonly QuarantineRecord[], limit: number | undefined) {
+  const { shown: records, total, note } = limited(all, limit, 'records');
   const rows = records.map((record) => [
     record.id,
     record.status,
@@ -76,13 +90,13 @@ function oneByOne(records: readonly QuarantineRecord[]) {
       : `crash at ${record.stage}`,
   ]);
   return {
-    json: { records },
-    text: table(['ID', 'STATUS', 'REASON', 'QUARANTINED', 'ATT/CHG', 'CAUSE', 'LAST ERROR'], rows),
+    json: { records, total },
+    text: table(['ID', 'STATUS', 'REASON', 'QUARANTINED', 'ATT/CHG', 'CAUSE', 'LAST ERROR'], rows) + note,
   };
 }
 
-function grouped(records: readonly QuarantineRecord[]) {
-  const groups = groupBySignature(records);
+function grouped(records: readonly QuarantineRecord[], limit: number | undefined) {
+  const { shown: groups, total, note } = limited(groupBySignature(records), limit, 'groups');
   const rows = groups.map((group) => [
     group.group,
     group.count,
@@ -92,7 +106,7 @@ function grouped(records: readonly QuarantineRecord[]) {
     group.errorSignature,
   ]);
   return {
-    json: { groups },
-    text: table(['GROUP', 'COUNT', 'WITH CAUSE', 'REASONS', 'LATEST', 'ERROR SIGNATURE'], rows),
+    json: { groups, total },
+    text: table(['GROUP', 'COUNT', 'WITH CAUSE', 'REASONS', 'LATEST', 'ERROR SIGNATURE'], rows) + note,
   };
 }

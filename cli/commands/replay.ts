@@ -2,21 +2,28 @@
 
 import { decideReplay, decideResume, REPLAY_RUNNING_AT_MOST_MINUTES } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
-import { positionals, requiredReason } from '../arguments';
+import { positionals, positiveNumber, requiredReason } from '../arguments';
 import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused, UsageError } from '../errors';
+import { table } from '../output';
+import { pacedDuration, pacer } from '../pacing';
 import { type ReplayReceipt, type ResumeReceipt, replayRecord, resumeReplay } from '../replay-flow';
 import { actOnGroup, isRefusal, type MemberRefusal, unresolvedInGroup } from './group-members';
 
 export const replay: Command = {
   name: 'replay',
-  summary: 'send a record (or a failure group) back to the source queue, fresh attempt budget',
-  options: { group: { type: 'string' }, reason: { type: 'string' }, resume: { type: 'boolean' } },
+  options: {
+    group: { type: 'string' },
+    reason: { type: 'string' },
+    resume: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    rate: { type: 'string' },
+  },
   help: `pq replay - send quarantined messages back to the source queue
 
-Usage: pq replay ID [--reason "why now"]
-       pq replay --group GROUP [--reason "why now"]
+Usage: pq replay ID [--reason "why now"] [--dry-run]
+       pq replay --group GROUP [--reason "why now"] [--rate N] [--dry-run]
        pq replay ID --resume --reason "why"      (a replay that broke half-way)
 
 Replay is refused (exit 2, nothing changes) when:
@@ -34,6 +41,10 @@ message will fail and be quarantined again under a new id.
 
 --group replays every open record of the group (pq list --group); records without a cause are
 skipped and reported (exit 2).
+  --rate N     at most N messages a second (0.5 = one every 2 s), evenly spaced, so the consumer
+               and what it calls are not hit by the whole group at once
+  --dry-run    lists what would be replayed and what refused, by the same rules; changes nothing
+               and sends nothing (exit 2 if some would be refused)
 
 --resume settles a record that a broken replay (killed, or cut off) left "replaying", once
 that replay started ${REPLAY_RUNNING_AT_MOST_MINUTES} minutes ago or more. A send that timed out may or may not
@@ -44,38 +55,89 @@ have gone out; resume never sends, and never assumes it did: the attempts ledger
     the queue, is acknowledged without running: only your next replay runs.
 Either way the audit records you, the reason and what the ledger showed.`,
   async run(context: CommandContext) {
-    const group = context.args.string('group');
-    if (context.args.flag('resume')) {
+    const { args } = context;
+    const group = args.string('group');
+    const dryRun = args.flag('dry-run');
+    const rateText = args.string('rate');
+    if (args.flag('resume')) {
       if (group !== undefined) throw new UsageError('--resume takes one ID, not --group');
+      if (dryRun || rateText !== undefined) throw new UsageError('--resume takes no --dry-run or --rate');
       return resume(context);
     }
-    const [id] = group === undefined ? positionals(context.args, ['ID']) : positionals(context.args, []);
+    if (rateText !== undefined && group === undefined) {
+      throw new UsageError(`--rate paces a --group replay; one ID is one message (given --rate ${rateText})`);
+    }
+    const rate = rateText === undefined ? undefined : positiveNumber('rate', rateText, 'messages per second');
+    const [id] = group === undefined ? positionals(args, ['ID']) : positionals(args, []);
     const deployment = await context.deployment();
     const { replayFrozen } = await deployment.control.snapshot();
     if (group === undefined) {
       const record = await deployment.records.get(id ?? '');
       if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
+      if (dryRun) return dryRunOf([record], replayFrozen, rate);
       const receipt = await replayOne(context, deployment, record, replayFrozen);
       if (isRefusal(receipt)) throw new Refused(`record ${record.id}: ${receipt.refused}`);
       return { json: receipt, text: `${describeReceipt(receipt)}\n` };
     }
     if (replayFrozen) throw new Refused('replay is frozen for this pipeline (see status; unfreeze first)');
+    const members = await unresolvedInGroup(deployment, group);
+    if (dryRun) return dryRunOf(members, replayFrozen, rate);
+    const pace = rate === undefined ? undefined : pacer(rate, context);
     return actOnGroup(
-      await unresolvedInGroup(deployment, group),
+      members,
       { verb: 'replayed', detail: (done: ReplayReceipt) => `as message ${done.messageId}` },
-      (record) => replayOne(context, deployment, record, replayFrozen),
+      (record) => replayOne(context, deployment, record, replayFrozen, pace),
     );
   },
 };
+
+/**
+ * `--dry-run`: the decisions the replay would make, in the table it would print. Only the records
+ * are read: nothing is claimed, reset or sent, and no identity is asked for.
+ */
+function dryRunOf(
+  members: readonly QuarantineRecord[],
+  replayFrozen: boolean,
+  rate: number | undefined,
+): CommandResult {
+  const outcomes = members.map((record) => {
+    const decision = decideReplay(record, { replayFrozen });
+    return decision.kind === 'refuse'
+      ? { id: record.id, refused: decision.reason }
+      : { id: record.id, cause: record.cause };
+  });
+  const refused = outcomes.filter(isRefusal).length;
+  const wouldReplay = outcomes.length - refused;
+  const rows = outcomes.map((outcome) =>
+    isRefusal(outcome)
+      ? [outcome.id, 'REFUSED', outcome.refused]
+      : [outcome.id, 'would replay', `cause: ${outcome.cause}`],
+  );
+  const paced =
+    rate === undefined || wouldReplay < 2
+      ? ''
+      : `, at ${rate} a second over about ${pacedDuration(wouldReplay, rate)}`;
+  const summary = `Dry run: ${wouldReplay} of ${outcomes.length} would be replayed${paced}. Nothing was changed.\n`;
+  return {
+    json: { dryRun: true, wouldReplay, outcomes },
+    text: table(['ID', 'RESULT', 'DETAIL'], rows) + summary,
+    ...(refused > 0
+      ? { refusal: `${refused} of ${outcomes.length} records would be refused (see the table)` }
+      : {}),
+  };
+}
 
 async function replayOne(
   context: CommandContext,
   deployment: Deployment,
   record: QuarantineRecord,
   replayFrozen: boolean,
+  pace?: () => Promise<void>,
 ): Promise<ReplayReceipt | MemberRefusal> {
   const decision = decideReplay(record, { replayFrozen });
   if (decision.kind === 'refuse') return { id: record.id, refused: decision.reason };
+  // Only sends take a slot: a refused member costs no wait.
+  await pace?.();
   const actor = await context.actor(context.args.string('reason') ?? `cause: ${record.cause}`);
   return replayRecord(deployment, record, 'replay', actor);
 }

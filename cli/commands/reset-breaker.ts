@@ -15,7 +15,6 @@ import { ensurePauseRun } from './breaker';
 
 export const resetBreaker: Command = {
   name: 'reset-breaker',
-  summary: 'repair a breaker item that cannot be read (status: Breaker UNREADABLE)',
   options: { reason: { type: 'string' } },
   help: `pq reset-breaker - repair a breaker item that cannot be read
 

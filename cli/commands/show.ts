@@ -11,7 +11,6 @@ import { block, fields, section, table } from '../output';
 
 export const show: Command = {
   name: 'show',
-  summary: 'one record: evidence, attempt history, audit, the exact body',
   options: { 'body-out': { type: 'string' } },
   help: `pq show ID - one quarantined message, everything known about it
 

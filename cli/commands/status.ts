@@ -20,7 +20,6 @@ const UNRESOLVED = [
 
 export const status: Command = {
   name: 'status',
-  summary: 'is it consuming? queue depth, mapping, breaker, isolation, freeze, open records',
   options: {},
   help: `pq status - the pipeline at a glance
 
@@ -39,6 +38,9 @@ Shows:
   Records     unresolved quarantine records by reason. awaiting-operator = outcome unknown:
               check the outside system, then pq verify. replaying = a replay broke half-way:
               pq replay ID --resume (pq list --status replaying shows the ids)
+
+--json prints the same as one document for scripts: breaker.state is closed, open, half-open or
+unreadable (breaker.breaker holds the item as read; absent while the breaker never opened).
 
 Next: pq list --group`,
   async run(context: CommandContext) {
@@ -59,7 +61,8 @@ Next: pq list --group`,
       function: deployment.functionName,
       mapping: deployment.mapping ?? null,
       queue,
-      breaker: control.breaker,
+      // The state at the top, for scripts: a breaker that never opened has no item, and is closed.
+      breaker: { state: breaker?.state ?? BREAKER_STATE.closed, ...control.breaker },
       pauseRuns,
       isolation: control.isolation ?? null,
       replay: control.freeze,

@@ -18,7 +18,6 @@ const DECISIONS: readonly VerifyDecision[] = Object.values(VERIFY_DECISION);
 
 export const verify: Command = {
   name: 'verify',
-  summary: 'answer an "outcome unknown" record after checking the outside system',
   options: {
     // One flag per decision, named as the decision: `run` reads them so.
     [VERIFY_DECISION.done]: { type: 'boolean' },

@@ -12,6 +12,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 export interface ClientOptions {
   readonly region?: string;
   readonly endpoint?: string;
+  /** A profile of the shared AWS config and credentials files (the operator's `pq --profile`). */
+  readonly profile?: string;
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
 }
 
@@ -27,6 +29,7 @@ export function clientConfig(options: ClientOptions): ClientOptions {
   return {
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.profile ? { profile: options.profile } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
   };
 }

@@ -78,6 +78,14 @@ export class QuarantineWriteError extends AdapterError {
   }
 }
 
+/** Rule 11a's count of open records could not be kept with a record's write, or recounted. */
+export class OpenRecordsCountError extends AdapterError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'OpenRecordsCountError';
+  }
+}
+
 /** An operator read or update of the quarantine failed. */
 export class QuarantineReadError extends AdapterError {
   constructor(message: string, options?: ErrorOptions) {

@@ -11,7 +11,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
+import { QUARANTINE_STATUS, type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import type { QuarantineRecord } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
 import { guarded, namesIn, updateIf } from './conditional-writes';
@@ -22,6 +22,7 @@ import {
   QuarantineReadError,
   QuarantineStatusConflictError,
 } from './errors';
+import { countChange, OpenRecordsCounter, type Recount } from './open-records';
 import { auditEntryAttribute, RECORD_READ_ATTRIBUTES, toQuarantineRecord } from './quarantine-item';
 import { quarantineObjectKeys } from './quarantine-writer';
 
@@ -35,18 +36,22 @@ export interface OperatorAction {
 const PROJECTION = RECORD_READ_ATTRIBUTES.map((attribute) => `#${attribute}`).join(', ');
 
 // Record timeline: open | awaiting-operator --(operator: cause, decision)--> resolved | replayed;
-// open --(operator: discard)--> resolved.
+// open --(operator: discard)--> resolved. Leaving open | awaiting-operator counts -1 (rule 11a).
 // Every update names an existing record, so a typo never creates a half-empty one.
 const EXISTS = 'attribute_exists(#id)';
 const APPEND_AUDIT = `#${R.audit} = list_append(if_not_exists(#${R.audit}, :noAudit), :entry)`;
 
 export class QuarantineRecords {
+  private readonly counter: OpenRecordsCounter;
+
   constructor(
     private readonly s3: S3Client,
     private readonly dynamodb: DynamoDBClient,
     private readonly bucket: string,
     private readonly table: string,
-  ) {}
+  ) {
+    this.counter = new OpenRecordsCounter(dynamodb, table);
+  }
 
   async get(id: string): Promise<QuarantineRecord | undefined> {
     const result = await this.guard('get', id, () =>
@@ -134,7 +139,8 @@ export class QuarantineRecords {
    * A status change with its audit entry; with `expected`, refused unless the record is in one
    * of them. `what` names the action in the audit (@default `set-status <status>`). `closeWait`
    * also removes the operator wait's token and time, as the state machine does when it applies
-   * a decision (@default false).
+   * a decision (@default false). A change into or out of the open statuses moves rule 11a's
+   * count in the same transaction (open-records.ts).
    */
   async setStatus(
     id: string,
@@ -146,22 +152,31 @@ export class QuarantineRecords {
       readonly closeWait?: boolean;
     } = {},
   ): Promise<QuarantineRecord> {
-    const expected = options.expected ?? [];
-    const placeholders = expected.map((_, index) => `:expected${index}`);
-    const condition =
-      expected.length > 0 ? `${EXISTS} AND #${R.status} IN (${placeholders.join(', ')})` : EXISTS;
     const closeWait = options.closeWait === true ? ` REMOVE #${R.taskToken}, #${R.waitingSince}` : '';
-    return this.update(
-      'setStatus',
-      id,
-      `SET #${R.status} = :status, ${APPEND_AUDIT}${closeWait}`,
-      condition,
-      {
-        ':status': S(status),
-        ...Object.fromEntries(expected.map((value, index) => [placeholders[index], S(value)])),
-        ...auditValues({ ...action, what: options.what ?? `set-status ${status}` }),
-      },
-    );
+    const update = `SET #${R.status} = :status, ${APPEND_AUDIT}${closeWait}`;
+    const values = {
+      ':status': S(status),
+      ...auditValues({ ...action, what: options.what ?? `set-status ${status}` }),
+    };
+    // Without `expected`, any status. The statuses are tried in groups by how leaving them moves
+    // the count (the record is in one of them), so a change that moves it is counted with it.
+    const expected = options.expected?.length ? options.expected : Object.values(QUARANTINE_STATUS);
+    let refused: unknown;
+    for (const from of byCountChange(expected, status)) {
+      try {
+        return await this.moveFrom(id, from, update, values);
+      } catch (error) {
+        if (!(error instanceof QuarantineStatusConflictError)) throw error;
+        refused = error;
+      }
+    }
+    throw refused;
+  }
+
+  /** Rule 11a's count, set to the byStatus index's (`pq recount`), with who, when and why. */
+  async recountOpen(action: OperatorAction): Promise<Recount> {
+    const entry = { who: action.who, when: action.when.toISOString(), why: action.why };
+    return this.guard('recount', 'open records', () => this.counter.recount(entry));
   }
 
   /** The token of the open operator wait, if any. A bearer secret: never log or print it. */
@@ -180,6 +195,32 @@ export class QuarantineRecords {
     return result.Item && new ItemReader(result.Item, `record ${id}`).optionalString(R.taskToken);
   }
 
+  /** The change of one group of expected statuses, counted in the same transaction when it moves the count. */
+  private async moveFrom(
+    id: string,
+    from: { readonly statuses: readonly QuarantineStatus[]; readonly change: -1 | 0 | 1 },
+    update: string,
+    values: Record<string, AttributeValue>,
+  ): Promise<QuarantineRecord> {
+    const placeholders = from.statuses.map((_, index) => `:expected${index}`);
+    const condition = `${EXISTS} AND #${R.status} IN (${placeholders.join(', ')})`;
+    const allValues = {
+      ...values,
+      ...Object.fromEntries(from.statuses.map((value, index) => [placeholders[index], S(value)])),
+    };
+    const { change } = from;
+    if (change === 0) return this.update('setStatus', id, update, condition, allValues);
+    const key = { id: S(id) };
+    const outcome = await this.guard('setStatus', id, () =>
+      this.counter.write({ update: { key, update, condition, values: allValues } }, change),
+    );
+    if (!outcome.ok) throw this.refusal('setStatus', id, outcome.old);
+    const record = await this.get(id);
+    if (record === undefined)
+      throw new QuarantineNotFoundError(`Quarantine table ${this.table}: no record ${id}`);
+    return record;
+  }
+
   private async update(
     operation: string,
     id: string,
@@ -191,10 +232,15 @@ export class QuarantineRecords {
       updateIf(this.dynamodb, { tableName: this.table, key: { id: S(id) }, update, condition, values }),
     );
     if (outcome.ok) return toQuarantineRecord(outcome.item);
-    if (outcome.old === undefined)
-      throw new QuarantineNotFoundError(`Quarantine table ${this.table}: no record ${id}`);
-    const status = new ItemReader(outcome.old, `record ${id}`).string(R.status);
-    throw new QuarantineStatusConflictError(
+    throw this.refusal(operation, id, outcome.old);
+  }
+
+  /** Why a conditional write was refused: no such record, or it is in another status. */
+  private refusal(operation: string, id: string, old: Item | undefined): QuarantineReadError {
+    if (old === undefined)
+      return new QuarantineNotFoundError(`Quarantine table ${this.table}: no record ${id}`);
+    const status = new ItemReader(old, `record ${id}`).string(R.status);
+    return new QuarantineStatusConflictError(
       `Quarantine record ${id}: ${operation} refused, its status is ${status}`,
     );
   }
@@ -243,4 +289,17 @@ function auditValues(entry: {
 }) {
   const audit = { who: entry.who, when: entry.when.toISOString(), what: entry.what, why: entry.why };
   return { ':entry': L([auditEntryAttribute(audit)]), ':noAudit': L([]) };
+}
+
+/** The expected statuses grouped by how leaving them for `to` moves rule 11a's count. */
+function byCountChange(
+  expected: readonly QuarantineStatus[],
+  to: QuarantineStatus,
+): { readonly statuses: readonly QuarantineStatus[]; readonly change: -1 | 0 | 1 }[] {
+  const groups = new Map<-1 | 0 | 1, QuarantineStatus[]>();
+  for (const from of expected) {
+    const change = countChange(from, to);
+    groups.set(change, [...(groups.get(change) ?? []), from]);
+  }
+  return [...groups].map(([change, statuses]) => ({ statuses, change }));
 }

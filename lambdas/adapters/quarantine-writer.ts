@@ -1,21 +1,18 @@
 /**
  * The consumer's side of the quarantine (rule 3): content to S3, then the record to the
- * quarantine table. The consumer may only PUT: it never reads, overwrites or deletes. Ids are
- * deterministic, so every write is "create if absent" and a retry finishes, not duplicates.
+ * quarantine table, counted (rule 11a) in the same transaction. The consumer only creates
+ * records: it never reads, overwrites or deletes one; the one item it reads and updates is the
+ * open-record counter (open-records.ts). Ids are deterministic, so every write is "create if
+ * absent" and a retry finishes, not duplicates.
  */
 
-import {
-  type AttributeValue,
-  type DynamoDBClient,
-  PutItemCommand,
-  QueryCommand,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { QUARANTINE_STATUS, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import type { NewQuarantineRecord } from '../core/quarantine-record';
-import { namesIn } from './conditional-writes';
+import { guarded } from './conditional-writes';
 import { describeSdkError, isSdkError, QuarantineWriteError } from './errors';
+import { OpenRecordsCounter } from './open-records';
 import { quarantineRecordItem } from './quarantine-item';
 
 /** The bucket layout: `quarantine/<id>/body` and `quarantine/<id>/envelope.json`. */
@@ -27,12 +24,16 @@ export function quarantineObjectKeys(id: string): { readonly bodyKey: string; re
 }
 
 export class QuarantineWriter {
+  private readonly counter: OpenRecordsCounter;
+
   constructor(
     private readonly s3: S3Client,
-    private readonly dynamodb: DynamoDBClient,
+    dynamodb: DynamoDBClient,
     private readonly bucket: string,
     private readonly table: string,
-  ) {}
+  ) {
+    this.counter = new OpenRecordsCounter(dynamodb, table);
+  }
 
   /**
    * The body byte for byte (UTF-8 of the SQS body string, which holds no lone surrogates) and
@@ -53,65 +54,34 @@ export class QuarantineWriter {
     return { ...keys, bodyBytes: body.length };
   }
 
-  /** Creates the record; an existing one (an earlier try, or already moved on by an operator) stays. */
+  /**
+   * Creates the record and counts it, in one transaction; an existing record (an earlier try, or
+   * already moved on by an operator) stays, and nothing is counted again.
+   */
   async putRecord(record: NewQuarantineRecord): Promise<{ readonly created: boolean }> {
-    try {
-      await this.dynamodb.send(
-        new PutItemCommand({
-          TableName: this.table,
-          Item: quarantineRecordItem(record),
-          ConditionExpression: 'attribute_not_exists(#id)',
-          ExpressionAttributeNames: namesIn('#id'),
-        }),
-      );
-      return { created: true };
-    } catch (error) {
-      if (isSdkError(error, 'ConditionalCheckFailedException')) return { created: false };
-      throw new QuarantineWriteError(
-        `Quarantine table ${this.table}: record ${record.id} not written: ${describeSdkError(error)}`,
-        { cause: error },
-      );
-    }
+    // A new record is open or awaiting an operator (its type says so): it counts one.
+    const put = { item: quarantineRecordItem(record), condition: 'attribute_not_exists(#id)' };
+    const outcome = await this.guard(`record ${record.id} not written`, () => this.counter.write({ put }, 1));
+    return { created: outcome.ok };
   }
 
   /**
-   * Rule 11a: whether at least `limit` records are open or awaiting an operator. Counts on the
-   * byStatus index (keys only, no content) and stops as soon as the answer is known; it runs on
-   * the quarantine path only, never for a healthy message.
+   * Rule 11a: whether at least `limit` records are open or awaiting an operator: one read of the
+   * counter. Without one (an upgrade), the first call counts the byStatus index and creates it.
+   * It runs on the quarantine path only, never for a healthy message.
    */
   async openRecordsAtLeast(limit: number): Promise<boolean> {
-    let seen = 0;
-    for (const status of [QUARANTINE_STATUS.open, QUARANTINE_STATUS.awaitingOperator]) {
-      let startKey: Record<string, AttributeValue> | undefined;
-      do {
-        const page = await this.guardedCount(status, startKey);
-        seen += page.Count ?? 0;
-        if (seen >= limit) return true;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }
-    return false;
+    return (await this.guard('open records not counted', () => this.counter.current())) >= limit;
   }
 
-  private async guardedCount(status: string, startKey: Record<string, AttributeValue> | undefined) {
-    try {
-      return await this.dynamodb.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: 'byStatus',
-          KeyConditionExpression: `#${R.status} = :status`,
-          ExpressionAttributeNames: namesIn(`#${R.status}`),
-          ExpressionAttributeValues: { ':status': { S: status } },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
+  private guard<T>(what: string, call: () => Promise<T>): Promise<T> {
+    return guarded(
+      call,
+      (error) =>
+        new QuarantineWriteError(`Quarantine table ${this.table}: ${what}: ${describeSdkError(error)}`, {
+          cause: error,
         }),
-      );
-    } catch (error) {
-      throw new QuarantineWriteError(
-        `Quarantine table ${this.table}: open records not counted: ${describeSdkError(error)}`,
-        { cause: error },
-      );
-    }
+    );
   }
 
   private async putOnce(key: string, body: Buffer, contentType: string): Promise<void> {

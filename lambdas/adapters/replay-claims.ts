@@ -12,10 +12,12 @@ import type { AuditEntry } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
 import { guarded, updateIf } from './conditional-writes';
 import { describeSdkError, QuarantineReadError, QuarantineStatusConflictError } from './errors';
+import { countChange, OpenRecordsCounter } from './open-records';
 import { auditEntryAttribute } from './quarantine-item';
 
 // Record timeline: open --claim--> replaying --finish--> replayed
 //                                  replaying --release--> open (the replay did not happen)
+// The claim leaves rule 11a's open records (count -1), a release comes back (+1).
 // A replay killed half-way leaves `replaying`; `replay --resume` finishes or releases it from
 // what the ledger shows (core/operator.ts `decideResume`).
 const IS_STATUS = `attribute_exists(#id) AND #${R.status} = :from`;
@@ -23,10 +25,14 @@ const HAS_CAUSE = '#cause <> :unidentified';
 const SET_STATUS = `SET #${R.status} = :to, #${R.audit} = list_append(if_not_exists(#${R.audit}, :noAudit), :entry)`;
 
 export class ReplayClaims {
+  private readonly counter: OpenRecordsCounter;
+
   constructor(
     private readonly dynamodb: DynamoDBClient,
     private readonly table: string,
-  ) {}
+  ) {
+    this.counter = new OpenRecordsCounter(dynamodb, table);
+  }
 
   async claim(id: string, entry: AuditEntry): Promise<void> {
     await this.move(id, QUARANTINE_STATUS.open, QUARANTINE_STATUS.replaying, entry, HAS_CAUSE);
@@ -41,6 +47,7 @@ export class ReplayClaims {
     await this.move(id, QUARANTINE_STATUS.replaying, QUARANTINE_STATUS.open, entry);
   }
 
+  /** One conditional status change; leaving or re-entering `open` moves rule 11a's count with it. */
   private async move(
     id: string,
     from: QuarantineStatus,
@@ -48,21 +55,24 @@ export class ReplayClaims {
     entry: AuditEntry,
     also?: string,
   ): Promise<void> {
+    const write = {
+      key: { id: S(id) },
+      update: SET_STATUS,
+      condition: also ? `${IS_STATUS} AND ${also}` : IS_STATUS,
+      values: {
+        ':from': S(from),
+        ':to': S(to),
+        ':entry': L([auditEntryAttribute(entry)]),
+        ':noAudit': L([]),
+        ...(also ? { ':unidentified': S(UNIDENTIFIED_CAUSE) } : {}),
+      },
+    };
+    const change = countChange(from, to);
     const outcome = await guarded(
       () =>
-        updateIf(this.dynamodb, {
-          tableName: this.table,
-          key: { id: S(id) },
-          update: SET_STATUS,
-          condition: also ? `${IS_STATUS} AND ${also}` : IS_STATUS,
-          values: {
-            ':from': S(from),
-            ':to': S(to),
-            ':entry': L([auditEntryAttribute(entry)]),
-            ':noAudit': L([]),
-            ...(also ? { ':unidentified': S(UNIDENTIFIED_CAUSE) } : {}),
-          },
-        }),
+        change === 0
+          ? updateIf(this.dynamodb, { tableName: this.table, ...write })
+          : this.counter.write({ update: write }, change),
       (error) =>
         new QuarantineReadError(
           `Quarantine table ${this.table}: record ${id} not moved from ${from} to ${to}: ${describeSdkError(error)}`,

@@ -21,6 +21,7 @@ import { suspectOrder } from '../core/suspects';
 import { leavesTimeFor } from '../core/time-guard';
 import { keyOfRecord } from './begin-attempt';
 import type { ControlCache } from './control-cache';
+import { countOutcome } from './counting';
 import type { ConsumerDeps } from './deps';
 import { keepPauseAlive } from './outage-watch';
 import { processRecord, type RecordOutcome, type RecordSession } from './record-lifecycle';
@@ -126,6 +127,7 @@ export async function handleBatch(
       outcome: result,
       calls,
     });
+    countOutcome(deps.metrics, result);
     return result;
   };
   const setAside = await setAsideBesideLastReceive(deps, session, records);

@@ -1,11 +1,12 @@
 /**
- * The composition root: configuration, clients, adapters and the logger, built once per
- * execution environment (cold start), and the SQS handler that uses them.
+ * The composition root: configuration, clients, adapters, the logger and the metrics, built once
+ * per execution environment (cold start), and the SQS handler that uses them.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { METRIC_SERVICE } from '../../contract/metrics';
 import { AttemptLedger } from '../adapters/attempt-ledger';
 import { type ClientOptions, createConsumerClients } from '../adapters/consumer-clients';
 import { ControlState } from '../adapters/control-state';
@@ -16,7 +17,9 @@ import { type Environment, parseConfig } from '../core/config';
 import { handleBatch } from './batch';
 import { CallMeter } from './call-meter';
 import { ControlCache } from './control-cache';
+import { countedPorts } from './counting';
 import type { ConsumerDeps } from './deps';
+import { EmfMetrics, loggingFailures } from './metrics';
 import type { ConsumerPorts } from './ports';
 import { ShareWindow } from './share-window';
 import type { ProcessorModule } from './types';
@@ -59,28 +62,43 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
     operations: new Operations(clients.sfn, config.stateMachines),
     queue: new SourceQueue(clients.sqs, config.sourceQueueUrl),
   };
-  return consumerHandler({
+  const logger = options.logger ?? new Logger({ serviceName: METRIC_SERVICE });
+  const handle = consumerHandler({
     config,
     processor: options.processor,
     ...(options.wrapPorts ? options.wrapPorts(adapters) : adapters),
-    logger: options.logger ?? new Logger({ serviceName: 'poison-quarantine' }),
+    logger,
     meter,
+    metrics: new EmfMetrics({ queueArn: config.sourceQueueArn, logger }),
     envId: `${functionName}:${randomUUID()}`,
     now: () => new Date(),
     newId: randomUUID,
     random: Math.random,
     sleep: (ms) => sleep(ms),
   });
+  return (event, context) => {
+    // Every line of this invocation names its request, and the first one's the cold start.
+    logger.addContext(context);
+    return handle(event, context);
+  };
 }
 
 /** The handler over ready-made dependencies: one execution environment's state lives here. */
 export function consumerHandler(deps: ConsumerDeps): SqsHandler {
   const { config } = deps;
+  const metrics = loggingFailures(deps.metrics, deps.logger);
+  const counted: ConsumerDeps = { ...deps, ...countedPorts(deps, metrics), metrics };
   const state = {
-    cache: new ControlCache(deps.control, config.controlCacheSeconds * 1000, deps.now),
+    cache: new ControlCache(counted.control, config.controlCacheSeconds * 1000, deps.now),
     shares: new ShareWindow(config.policy),
     longestRecordMs: 0,
     pauseCheckedAt: Number.NEGATIVE_INFINITY,
   };
-  return (event, context) => handleBatch(deps, state, event, context);
+  return async (event, context) => {
+    try {
+      return await handleBatch(counted, state, event, context);
+    } finally {
+      metrics.flush();
+    }
+  };
 }

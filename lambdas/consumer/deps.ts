@@ -5,6 +5,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ConsumerConfig } from '../core/config';
 import type { CallMeter } from './call-meter';
+import type { ConsumerMetrics } from './metrics';
 import type { ConsumerPorts } from './ports';
 import type { ProcessorModule } from './types';
 
@@ -13,6 +14,8 @@ export interface ConsumerDeps extends ConsumerPorts {
   readonly processor: ProcessorModule;
   readonly logger: Logger;
   readonly meter: CallMeter;
+  /** The consumer's counts (contract/metrics.ts), published once at the end of every invocation. */
+  readonly metrics: ConsumerMetrics;
   /** This execution environment's id: recorded on every attempt it starts (rules 5 and 6). */
   readonly envId: string;
   readonly now: () => Date;

@@ -19,6 +19,9 @@
  * | throw-unknown                   | throws a plain Error                                                  | rule 9     |
  * | hang                            | waits past the invocation's deadline, so the platform kills it        | a crash    |
  *
+ * - "idempotencyKey": "K" declares the outside call of succeed-with-external and
+ *   crash-after-external with that key (rule 8: a keyed call may be repeated); without it the call
+ *   is keyless. A key that is not a non-empty string throws PermanentError.
  * - "times": N limits a misbehaviour (crash, throw, hang) to attempts 1..N (message.attempt);
  *   later attempts plainly succeed. Without it the message misbehaves on every attempt.
  * - A body that is not a JSON object, or names no behaviour, succeeds: arbitrary bytes must not
@@ -63,6 +66,8 @@ interface Order {
   readonly id: string;
   readonly behaviour: Behaviour;
   readonly times?: number;
+  /** The idempotency key of the call to the outside system. @default - a keyless call */
+  readonly idempotencyKey?: string;
 }
 
 /** One declared call to the outside system. */
@@ -108,7 +113,7 @@ export function createDemoProcessor(settings: DemoSettings): Processor {
       case 'succeed':
         return;
       case 'succeed-with-external':
-        return external(order, message, ctx);
+        return external(order, message, ctx, { idempotencyKey: order.idempotencyKey });
       case 'slow':
         await sleep(SLOW_WORK_MS);
         return;
@@ -117,7 +122,10 @@ export function createDemoProcessor(settings: DemoSettings): Processor {
         return killThisProcess();
       case 'crash-after-external':
         await ctx.stage('parsed');
-        return external(order, message, ctx, { after: killThisProcess });
+        return external(order, message, ctx, {
+          idempotencyKey: order.idempotencyKey,
+          after: killThisProcess,
+        });
       case 'external-then-keyed-then-crash':
         // The crash comes after the keyed call's result is recorded: that write must not make
         // the keyless call look repeatable.
@@ -147,14 +155,21 @@ function readOrder(message: QueueMessage): Order {
   const behaviour = BEHAVIOURS.find((known) => known === body.behaviour);
   if (!behaviour)
     throw new PermanentError(`demo: unknown behaviour ${JSON.stringify(body.behaviour)} in ${id}`);
+  const key = body.idempotencyKey;
+  if (key !== undefined && (typeof key !== 'string' || key === '')) {
+    throw new PermanentError(
+      `demo: "idempotencyKey" must be a non-empty string in ${id} (given ${JSON.stringify(key)})`,
+    );
+  }
+  const keyed = key === undefined ? {} : { idempotencyKey: key };
   const times = body.times;
-  if (times === undefined) return { id, behaviour };
+  if (times === undefined) return { id, behaviour, ...keyed };
   if (typeof times !== 'number' || !Number.isInteger(times) || times < 0) {
     throw new PermanentError(
       `demo: "times" must be a whole number >= 0 in ${id} (given ${JSON.stringify(times)})`,
     );
   }
-  return { id, behaviour, times };
+  return { id, behaviour, times, ...keyed };
 }
 
 /** Past its "times", a misbehaving message plainly succeeds; the success behaviours ignore "times". */

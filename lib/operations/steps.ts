@@ -15,6 +15,8 @@ import { METRIC_NAMESPACE } from '../alarms';
 
 /** Step Functions names aws-sdk errors `<Service>.<Exception>`; DynamoDB's service part is `DynamoDb`. */
 export const CONDITION_FAILED = 'DynamoDb.ConditionalCheckFailedException';
+/** A transaction a failed condition or an overlapping transaction cancelled (the reason is only in the cause). */
+export const TRANSACTION_CANCELLED = 'DynamoDb.TransactionCanceledException';
 const DYNAMODB_TRANSIENT = [
   'DynamoDb.ProvisionedThroughputExceededException',
   'DynamoDb.RequestLimitExceededException',
@@ -32,6 +34,9 @@ const LAMBDA_TRANSIENT = [
 // Throttling is not in CloudWatch's model: the aws-sdk integration names it CloudWatchException.
 const CLOUDWATCH_TRANSIENT = ['CloudWatch.CloudWatchException', 'CloudWatch.InternalServiceFaultException'];
 const RETRY = { interval: Duration.seconds(2), maxAttempts: 5, backoffRate: 2 };
+// An overlap clears in milliseconds; a failed condition fails the same way every time, so its
+// retries only delay the catch: a few, short.
+const CANCELLED_RETRY = { interval: Duration.seconds(1), maxAttempts: 3, backoffRate: 2 };
 
 /** A DynamoDB attribute value from a JSONPath: `{ S: <string at path> }`. */
 export const stringAt = (path: string) => ({ S: sfn.JsonPath.stringAt(path) });
@@ -59,6 +64,9 @@ export interface UpdateItemOptions {
   /** Store `$$.Task.Token` (through the values) and wait for the operator. */
   readonly waitForOperator?: { readonly heartbeat: Duration; readonly timeout: Duration };
 }
+
+/** One item update of a transaction (`transactUpdates`). */
+export type TransactUpdate = Omit<UpdateItemOptions, 'comment' | 'resultPath' | 'waitForOperator'>;
 
 export interface GetItemOptions {
   readonly comment: string;
@@ -123,6 +131,36 @@ export class Steps {
         : {}),
     });
     return task.addRetry({ errors: DYNAMODB_TRANSIENT, ...RETRY });
+  }
+
+  /**
+   * Item updates in one DynamoDB transaction: all or none. A failed condition cancels it as an
+   * overlapping transaction on one of its items does (TRANSACTION_CANCELLED): retried briefly,
+   * then the caller's catch decides. IAM knows no transaction action: each item is an UpdateItem.
+   */
+  transactUpdates(id: string, comment: string, updates: readonly TransactUpdate[]): sfn.TaskStateBase {
+    return new tasks.CallAwsService(this.scope, id, {
+      comment,
+      service: 'dynamodb',
+      action: 'transactWriteItems',
+      parameters: {
+        TransactItems: updates.map((update) => ({
+          Update: {
+            TableName: update.table.tableName,
+            Key: update.key,
+            UpdateExpression: update.update,
+            ExpressionAttributeNames: update.names,
+            ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
+            ...(update.condition ? { ConditionExpression: update.condition } : {}),
+          },
+        })),
+      },
+      iamAction: 'dynamodb:updateItem',
+      iamResources: [...new Set(updates.map((update) => update.table.tableArn))],
+      resultPath: sfn.JsonPath.DISCARD,
+    })
+      .addRetry({ errors: DYNAMODB_TRANSIENT, ...RETRY })
+      .addRetry({ errors: [TRANSACTION_CANCELLED], ...CANCELLED_RETRY });
   }
 
   /** A strongly consistent read of the named attributes only: never a stored task token. */

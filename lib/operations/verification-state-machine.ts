@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { EXECUTION_INPUT_KIND } from '../../contract/executions';
 import { LEDGER_STATE } from '../../contract/ledger';
 import {
+  OPEN_RECORDS_COUNTER,
   RECORD_ATTRIBUTES as R,
   QUARANTINE_STATUS as RECORD_STATUS,
   VERIFIED_STATUS,
@@ -19,7 +20,15 @@ import {
 import { isText, kindIs, textIs } from './conditions';
 import { FailureExit } from './failure';
 import { FAILURE, OPERATIONS_METRIC } from './protocol';
-import { attributeNames, CONDITION_FAILED, enteredTime, Steps, stringAt } from './steps';
+import {
+  attributeNames,
+  CONDITION_FAILED,
+  enteredTime,
+  Steps,
+  stringAt,
+  TRANSACTION_CANCELLED,
+  type TransactUpdate,
+} from './steps';
 import { type OperationsMachineProps, operationsWorkflow } from './workflow';
 
 export interface VerificationStateMachineProps extends OperationsMachineProps {
@@ -285,10 +294,13 @@ class VerificationDefinition {
     });
   }
 
-  /** One conditional write: the new status, the audit entry, and the token gone with the wait. */
+  /**
+   * One transaction: the new status, the audit entry and the token gone with the wait, and rule
+   * 11a's count one less (the record leaves awaiting-operator), so the count moves exactly when
+   * the record does.
+   */
   private applyDecision(): sfn.TaskStateBase {
-    const apply = this.steps.updateItem('ApplyDecision', {
-      comment: 'Records who decided what, when and why, once: only a record still awaiting an operator.',
+    const record: TransactUpdate = {
       table: this.props.quarantineTable,
       key: RECORD_KEY,
       update:
@@ -313,15 +325,22 @@ class VerificationDefinition {
           ],
         },
       },
-    });
+    };
+    const apply = this.steps.transactUpdates(
+      'ApplyDecision',
+      'Records who decided what, when and why, once: only a record still awaiting an operator.',
+      [record, this.oneOpenRecordLess()],
+    );
     apply.addCatch(
       this.failure.because(
         'RecordWasNotAwaiting',
         'Someone else moved the record on (pq verify without this execution): the decision is recorded once.',
         FAILURE.recordNotAwaiting,
-        'The quarantine record was no longer awaiting-operator when the decision was applied.',
+        'The decision was not applied: the quarantine record was no longer awaiting-operator, or the ' +
+          'open-record count is missing (pq recount creates it) or kept changing. Nothing changed; once ' +
+          'this execution has ended, pq verify records the decision on the record itself.',
       ),
-      { errors: [CONDITION_FAILED], resultPath: '$.error' },
+      { errors: [TRANSACTION_CANCELLED], resultPath: '$.error' },
     );
     this.failure.onError(apply, 'Recording the decision');
     apply.next(
@@ -330,5 +349,21 @@ class VerificationDefinition {
       }),
     );
     return apply;
+  }
+
+  /**
+   * Rule 11a's count (contract/quarantine.ts OPEN_RECORDS_COUNTER) one less. Only an existing
+   * counter: an ADD would create a missing one from nothing, which the consumer then trusts.
+   */
+  private oneOpenRecordLess(): TransactUpdate {
+    const count = OPEN_RECORDS_COUNTER.attributes.count;
+    return {
+      table: this.props.quarantineTable,
+      key: { id: { S: OPEN_RECORDS_COUNTER.key.id } },
+      update: `ADD #${count} :oneLess`,
+      condition: `attribute_exists(#${count})`,
+      names: attributeNames(count),
+      values: { ':oneLess': { N: '-1' } },
+    };
   }
 }

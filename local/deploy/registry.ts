@@ -52,6 +52,10 @@ export const NOT_INSTANTIATED_TYPES: Readonly<Record<string, NotInstantiatedType
     },
   },
   'AWS::Logs::MetricFilter': { reason: 'no logs, so no metrics, flow locally', attributes: named },
+  'AWS::CloudWatch::Dashboard': {
+    reason: 'no metrics flow locally, so it would show nothing',
+    attributes: named,
+  },
   'AWS::CloudWatch::Alarm': {
     reason: 'no metrics flow locally, so no alarm could fire',
     attributes: (properties, context) => {

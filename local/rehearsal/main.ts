@@ -20,9 +20,11 @@ each on its own pipeline, concurrently, and reports expected vs observed figures
   --scenario FILE  a JSON file with one scenario or an array of them (default: the seed's
                    rehearsal "seed", its variant "seed-variant", a dependency "outage" that
                    pauses and resumes consumption, and "seed-variant-verified", the variant
-                   answered by an operator with pq verify); see local/rehearsal/scenario.ts
-                   (messages, setup, an outage, faults injected into the consumer's own AWS
-                   calls, operator steps, expected figures)
+                   answered by an operator with pq verify). Its JSON Schema,
+                   local/rehearsal/scenario.schema.json, describes every field (messages or
+                   raw bodies, setup, an outage, faults injected into the consumer's own AWS
+                   calls, operator steps, expected figures); name it in the file's "$schema"
+                   and an editor completes and checks it
   --json           print exactly one JSON document on stdout ({"scenarios": [...]})
   --verbose        copy the consumer's own log lines to stderr
   --help           this text

@@ -6,6 +6,7 @@
  */
 import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { ConsumerLog, MeasuredCalls } from './consumer-log';
+import type { IsolationTrialView } from './isolation-watch';
 import type { OperatorRun } from './operator';
 import type { OutageTimeline } from './outage';
 import type { PipelineProbe } from './pipeline-probe';
@@ -58,6 +59,8 @@ export interface Observed {
    * outage or an operator), so the seed's figures stay exactly what they were.
    */
   readonly operations?: OperationsFigures;
+  /** Rule 6: each isolation trial seen, from its start to its end (only where one started). */
+  readonly isolation?: readonly IsolationTrialView[];
   /** Rule 7: when each step of the pause and the resume happened (a scenario with an outage). */
   readonly timeline?: OutageTimeline;
   /** What the operator ran and what the CLI printed (a scenario with operator steps). */

@@ -9,6 +9,7 @@ import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs
 import { ENV } from '../../contract/env';
 import type { QuarantineStatus } from '../../contract/quarantine';
 import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import { ISOLATION_KEY } from '../../lambdas/adapters/control-items';
 import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
 import { ControlState } from '../../lambdas/adapters/control-state';
 import { MalformedItemError } from '../../lambdas/adapters/errors';
@@ -42,6 +43,16 @@ export interface BreakerView {
   readonly disabledAt?: number;
   readonly halfOpenAt?: number;
   readonly closedAt?: number;
+}
+
+/**
+ * The isolation trial item as it stands: a trial that ended keeps the start of its last (re)start,
+ * while the adapter's view of an ended trial keeps nothing.
+ */
+export interface IsolationView {
+  readonly active: boolean;
+  readonly startedAt?: number;
+  readonly reason?: string;
 }
 
 export class PipelineProbe {
@@ -157,6 +168,20 @@ export class PipelineProbe {
       nextToken = page.nextToken;
     } while (nextToken !== undefined);
     return views;
+  }
+
+  /** The isolation trial item (`undefined`: no trial ever started), read raw for the start it keeps. */
+  async isolation(): Promise<IsolationView | undefined> {
+    const { Item: item } = await this.pipeline.clients.dynamodb.send(
+      new GetItemCommand({ TableName: this.controlTable, Key: ISOLATION_KEY, ConsistentRead: true }),
+    );
+    if (item === undefined) return undefined;
+    const startedAt = epochMs(item.startedAt);
+    return {
+      active: item.active?.BOOL === true,
+      ...(startedAt === undefined ? {} : { startedAt }),
+      ...(item.reason?.S === undefined ? {} : { reason: item.reason.S }),
+    };
   }
 
   /** The breaker item (`undefined`: it never tripped). Read raw: the adapter's view keeps no times. */

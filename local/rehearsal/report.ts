@@ -2,12 +2,14 @@
  * The rehearsal's report: for a person, one block per scenario with every figure expected vs
  * observed and a mark; for a program (`--json`), one JSON document.
  */
+import { DEFAULTS } from '../../contract/defaults';
+import { type IsolationTrialView, SAMPLE_MS } from './isolation-watch';
 import { type Check, describeFault, judge, showCounts, type Verdict } from './judge';
 import type { Observed } from './observe';
 import { showCommand } from './operator';
 import type { OutageTimeline } from './outage';
 import type { ScenarioRun } from './run-scenario';
-import type { Scenario } from './scenario';
+import { messageBody, type Scenario, type ScenarioMessage } from './scenario';
 
 /** A scenario that ran to its end, or one that could not run (its error). */
 export type ScenarioResult =
@@ -50,6 +52,7 @@ function runBlock({ run, verdict }: Extract<ScenarioResult, { kind: 'ran' }>): s
     ...stateLines(observed),
     '',
     ...(observed.timeline ? [...timelineLines(observed.timeline), ''] : []),
+    ...(observed.isolation ? [...isolationLines(observed.isolation), ''] : []),
     ...(scenario.operator ? [...operatorLines(observed, verdict), ''] : []),
     ...(scenario.notes ? [...scenario.notes.map((note) => `  note: ${note}`), ''] : []),
     ...floorLines(run, verdict),
@@ -111,6 +114,19 @@ function timelineLines(timeline: OutageTimeline): string[] {
   ];
 }
 
+/** Each trial's start, restarts and end (rule 6), as the control table showed them. */
+function isolationLines(trials: readonly IsolationTrialView[]): string[] {
+  return [
+    `  isolation trials (ms from the first send; ends as first seen, reading the control table every ${SAMPLE_MS} ms):`,
+    ...trials.map(
+      (trial) =>
+        `    started +${trial.startedAt} ms (${trial.reason})` +
+        trial.restartedAt.map((at) => `, restarted +${at} ms`).join('') +
+        (trial.endedBy === null ? ', still running' : `, ended by +${trial.endedBy} ms`),
+    ),
+  ];
+}
+
 /** What the operator ran, what the CLI printed (never a task token), and the figures afterwards. */
 function operatorLines(observed: Observed, verdict: Verdict): string[] {
   const lines = ['  operator (the CLI in-process: runCli from cli/run.ts):'];
@@ -152,18 +168,48 @@ function failedBlock(result: Extract<ScenarioResult, { kind: 'failed' }>): strin
 }
 
 function describeSetup(scenario: Scenario): string {
-  const messages = scenario.messages
-    .map(
-      (message) =>
-        `${message.id} ${message.behaviour}${message.times === undefined ? '' : ` x${message.times}`}`,
-    )
-    .join(', ');
+  const messages = scenario.messages.map(describeMessage).join(', ');
   return (
     `${messages}; batch size ${scenario.batchSize}, ${scenario.inFlight} in flight per worker, ` +
     `${plural(scenario.environments, 'worker')}, limit ${scenario.limit}, consumer timeout ${scenario.consumerTimeoutSeconds} s ` +
     `(visibility ${scenario.consumerTimeoutSeconds * 6} s)` +
-    (scenario.messageKey === 'id' ? ', message key: the body\'s "id"' : '')
+    (scenario.messageKey === 'id' ? ', message key: the body\'s "id"' : '') +
+    describeSettings(scenario)
   );
+}
+
+function describeMessage(message: ScenarioMessage): string {
+  if (message.behaviour === undefined)
+    return `${message.id} raw body (${Buffer.byteLength(messageBody(message))} bytes)`;
+  return (
+    `${message.id} ${message.behaviour}${message.times === undefined ? '' : ` x${message.times}`}` +
+    (message.idempotencyKey === undefined ? '' : ` key ${JSON.stringify(message.idempotencyKey)}`)
+  );
+}
+
+/** The rule 6 and 7 settings a scenario gives (with an outage, the breaker's are on its own line). */
+function describeSettings(scenario: Scenario): string {
+  const settings = [
+    scenario.isolationTrialMessages === undefined
+      ? undefined
+      : `isolation trial ${plural(scenario.isolationTrialMessages, 'message')}`,
+    scenario.outageFailureThreshold === undefined && scenario.outageWindowSeconds === undefined
+      ? undefined
+      : `outage: ${scenario.outageFailureThreshold ?? DEFAULTS.outageFailureThreshold} failing messages within ` +
+        `${scenario.outageWindowSeconds ?? DEFAULTS.outageWindowSeconds} s`,
+    ...(scenario.outage === undefined ? breakerSettings(scenario) : []),
+  ].filter((setting) => setting !== undefined);
+  return settings.map((setting) => `, ${setting}`).join('');
+}
+
+function breakerSettings(scenario: Scenario): string[] {
+  const given = [
+    ['cool-down', scenario.breakerCooldownSeconds],
+    ['cool-down cap', scenario.breakerMaxCooldownSeconds],
+    ['probe window', scenario.breakerProbeWindowSeconds],
+  ] as const;
+  const parts = given.flatMap(([name, value]) => (value === undefined ? [] : [`${name} ${value} s`]));
+  return parts.length === 0 ? [] : [`breaker ${parts.join(', ')}`];
 }
 
 /** The outage, the faults and the operator's steps, one line each; nothing for a scenario without them. */
@@ -175,17 +221,11 @@ function describeOperations(scenario: Scenario): string[] {
       outage.startAfterMs === 0
         ? 'from the first send'
         : `${seconds(outage.startAfterMs)} after the first send`;
-    const breaker = [
-      scenario.breakerCooldownSeconds === undefined
-        ? undefined
-        : `cool-down ${scenario.breakerCooldownSeconds} s`,
-      scenario.breakerProbeWindowSeconds === undefined
-        ? undefined
-        : `probe window ${scenario.breakerProbeWindowSeconds} s`,
-    ].filter((part) => part !== undefined);
     lines.push(
       `outage: the outside system answers 503 ${from} for ${seconds(outage.durationMs)}, then 200` +
-        (breaker.length > 0 ? `; breaker ${breaker.join(', ')}` : ''),
+        breakerSettings(scenario)
+          .map((setting) => `; ${setting}`)
+          .join(''),
     );
   }
   for (const fault of scenario.faults ?? []) {
@@ -293,6 +333,7 @@ function observedJson(observed: Observed) {
     quarantine: observed.quarantine,
     messages: observed.messages,
     ...(observed.operations ?? {}),
+    ...(observed.isolation ? { isolation: observed.isolation } : {}),
   };
 }
 

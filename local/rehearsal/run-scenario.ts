@@ -9,11 +9,12 @@ import { DemoAssembly } from '../demo-assembly';
 import type { FaultFiring } from '../faults/fault-run';
 import { type LocalPipeline, startLocalPipeline } from '../local-pipeline';
 import { type ConsumerLog, type Death, watchConsumerLog } from './consumer-log';
+import { IsolationWatch } from './isolation-watch';
 import { type Observed, observe } from './observe';
 import { type OperatorRun, takeOperatorSteps } from './operator';
 import { OutagePlay } from './outage';
 import { isTerminal, PipelineProbe, type QueueDepth } from './pipeline-probe';
-import { type Scenario, settleTimeoutSeconds } from './scenario';
+import { ledgerKeyOf, messageBody, type Scenario, settleTimeoutSeconds } from './scenario';
 
 export interface RunOptions {
   /** One line of progress (no newline). @default - silent */
@@ -151,17 +152,21 @@ async function play(
   const sent = new Map<string, string>();
   /** SQS messageId -> label, for the progress lines. */
   const sqsLabels = new Map<string, string>();
+  /** Label -> ledger key. */
+  const keyOfLabel = new Map<string, string>();
   const log = watchProgress(pipeline, probe, sqsLabels, progress);
   const outage = scenario.outage && new OutagePlay(scenario.outage, pipeline, probe, progress);
+  const isolation = IsolationWatch.start(scenario, probe);
   try {
     outage?.beforeFirstSend();
     const sentAt = Date.now();
     for (const message of scenario.messages) {
-      const body = JSON.stringify({ id: message.id, behaviour: message.behaviour, times: message.times });
-      const messageId = await probe.send(body);
+      const messageId = await probe.send(messageBody(message));
       sent.set(message.id, messageId);
       sqsLabels.set(messageId, message.id);
-      labels.set(scenario.messageKey === 'id' ? message.id : messageId, message.id);
+      const key = ledgerKeyOf(scenario, message, messageId);
+      labels.set(key, message.id);
+      keyOfLabel.set(message.id, key);
     }
     progress(`sent ${scenario.messages.length} messages`);
     const keys = [...labels.keys()];
@@ -177,8 +182,18 @@ async function play(
         : `NOT settled after ${settlement.timeoutSeconds} s`,
     );
     await waitForLogLines(log, probe, keys, logIdOf);
-    const observeNow = () =>
-      observe({ scenario, probe, log, labels, sent, outside: pipeline.outside.counts() });
+    const observeNow = async () => {
+      const observed = await observe({
+        scenario,
+        probe,
+        log,
+        labels,
+        sent,
+        outside: pipeline.outside.counts(),
+      });
+      const trials = (await isolation?.trialsSince(sentAt)) ?? [];
+      return trials.length === 0 ? observed : { ...observed, isolation: trials };
+    };
     const observed = await observeNow();
     const timeline = await outage?.timeline(log, keys);
     const run: ScenarioRun = {
@@ -194,7 +209,7 @@ async function play(
     const runs = await takeOperatorSteps(scenario.operator, {
       pipeline,
       probe,
-      keyOf: (label) => (scenario.messageKey === 'id' ? label : (sent.get(label) ?? label)),
+      keyOf: (label) => keyOfLabel.get(label) ?? label,
       waitMs: OPERATOR_WAIT_MS,
       say: progress,
       aborted: () => options.signal?.aborted ?? false,
@@ -229,6 +244,7 @@ async function play(
     };
   } finally {
     await outage?.stop();
+    await isolation?.stop();
     log.close();
   }
 }
@@ -274,13 +290,22 @@ function pipelineProps(scenario: Scenario) {
     inProcessConcurrency: scenario.inFlight,
     ...(scenario.batchSize > 1 ? { maxBatchingWindow: Duration.seconds(1) } : {}),
     ...(scenario.messageKey === 'id' ? { messageKeyPath: 'id' } : {}),
-    ...(scenario.breakerCooldownSeconds === undefined
+    ...(scenario.isolationTrialMessages === undefined
       ? {}
-      : { breakerCooldown: Duration.seconds(scenario.breakerCooldownSeconds) }),
-    ...(scenario.breakerProbeWindowSeconds === undefined
+      : { isolationTrialMessages: scenario.isolationTrialMessages }),
+    ...(scenario.outageFailureThreshold === undefined
       ? {}
-      : { breakerProbeWindow: Duration.seconds(scenario.breakerProbeWindowSeconds) }),
+      : { outageFailureThreshold: scenario.outageFailureThreshold }),
+    ...durationProp('outageWindow', scenario.outageWindowSeconds),
+    ...durationProp('breakerCooldown', scenario.breakerCooldownSeconds),
+    ...durationProp('breakerMaxCooldown', scenario.breakerMaxCooldownSeconds),
+    ...durationProp('breakerProbeWindow', scenario.breakerProbeWindowSeconds),
   };
+}
+
+/** `{ [prop]: Duration }` for a setting the scenario gives; nothing for one it leaves to the construct. */
+function durationProp<P extends string>(prop: P, value: number | undefined): Partial<Record<P, Duration>> {
+  return value === undefined ? {} : ({ [prop]: Duration.seconds(value) } as Record<P, Duration>);
 }
 
 function watchProgress(

@@ -1,43 +1,73 @@
 /**
- * The `faults` of a scenario (see `ScenarioFault` in scenario.ts), checked field by field: a
- * fault that names an unknown point, an unknown kind or a message the scenario does not send
- * would never fire, and the scenario would pass without testing what it says it tests.
+ * The `faults` of a scenario: a fault injected into the consumer's own calls to AWS
+ * (local/faults/inject.ts), e.g. `{"at": "ledger.start", "error": "throttle", "times": 2,
+ * "message": "M1"}`. A fault that names an unknown point, an unknown kind or a message the
+ * scenario does not send would never fire, and the scenario would pass without testing what it
+ * says it tests: the schema refuses the first two, `faultReferenceProblems` the others.
  */
-import { FAULT_KINDS, FAULT_POINTS, isFaultKind, isFaultPoint } from '../faults/fault-points';
+import type { z } from 'zod';
+import { FAULT_KINDS, FAULT_POINTS } from '../faults/fault-points';
 import { KEYED_FAULT_POINTS } from '../faults/shared-plan';
-import { integer, isObject, show, unknownFields } from './scenario-checks';
+import { nonEmptyArray, oneOf, show, strictObject, text, wholeNumber } from './scenario-fields';
 
-const FAULT_FIELDS = ['at', 'error', 'times', 'message'];
 /** Enough for any scenario that settles within its timeout; a typo such as 1000 is refused. */
 const MAX_FAULT_TIMES = 100;
 
-export function faultsProblems(value: unknown, at: string, labels: ReadonlySet<string>): string[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    return [`${at} must be a non-empty array of {at, error, times?, message?} (given ${show(value)})`];
-  }
-  return value.flatMap((fault, index) => faultProblems(fault, `${at}[${index}]`, labels));
-}
+export const scenarioFault = strictObject({
+  at: oneOf(FAULT_POINTS).meta({
+    description:
+      'Which call fails, `<port>.<method>` (local/faults/fault-points.ts), e.g. `ledger.start`, ' +
+      '`ledger.recordExternal:done`, `quarantine.putRecord`.',
+  }),
+  error: oneOf(FAULT_KINDS).meta({
+    description:
+      'What goes wrong: `throttle`, `server-error` and `access-denied` fail the call before it reaches ' +
+      'AWS, as the SDK error would; `timeout-after-send` lets it land and then fails it; `crash` ' +
+      'SIGKILLs the worker before the call, `crash-after-send` after it landed.',
+  }),
+  times: wholeNumber(1, MAX_FAULT_TIMES).optional().meta({
+    description: 'How many matching calls fail, counted across every process of the run (default 1).',
+  }),
+  message: text(64)
+    .optional()
+    .meta({
+      description:
+        "Only calls about this message (its label). Only calls that name a message key can match: the ledger's " +
+        '(except `ledger.inFlightKeysOf`), `quarantine.putRecord` and `operations.startOutcomeUnknown`.',
+    }),
+}).meta({
+  description:
+    "A fault injected into the consumer's own calls to AWS. The plan is shared by every execution environment " +
+    'of the run; the report lists how many times each fired, and one that fired less than `times` fails the scenario.',
+});
 
-function faultProblems(fault: unknown, here: string, labels: ReadonlySet<string>): string[] {
-  if (!isObject(fault))
-    return [`${here} must be an object {at, error, times?, message?} (given ${show(fault)})`];
-  const problems = unknownFields(fault, FAULT_FIELDS, (field) => `${here}.${field}`);
-  if (!isFaultPoint(fault.at)) {
-    problems.push(`${here}.at must be one of ${FAULT_POINTS.join(', ')} (given ${show(fault.at)})`);
-  }
-  if (!isFaultKind(fault.error)) {
-    problems.push(`${here}.error must be one of ${FAULT_KINDS.join(', ')} (given ${show(fault.error)})`);
-  }
-  if (fault.times !== undefined) problems.push(...integer(fault.times, `${here}.times`, 1, MAX_FAULT_TIMES));
-  if (fault.message !== undefined) {
-    if (typeof fault.message !== 'string' || !labels.has(fault.message)) {
-      problems.push(`${here}.message names no message of this scenario (given ${show(fault.message)})`);
-    } else if (isFaultPoint(fault.at) && !KEYED_FAULT_POINTS.includes(fault.at)) {
-      problems.push(
-        `${here}.message cannot restrict ${fault.at}: its calls name no message ` +
+export const scenarioFaults = nonEmptyArray(scenarioFault, '{at, error, times?, message?}').meta({
+  description: "Faults injected into the consumer's AWS calls, tried in this order for each call.",
+});
+
+export type ScenarioFault = z.output<typeof scenarioFault>;
+
+/** Each fault's `message`, checked against the scenario's labels and the points that name a message. */
+export function faultReferenceProblems(
+  faults: unknown,
+  labels: ReadonlySet<string>,
+): { readonly path: (string | number)[]; readonly message: string }[] {
+  if (!Array.isArray(faults)) return [];
+  return faults.flatMap((fault: Partial<Record<string, unknown>>, index) => {
+    // A message that is no string is the schema's to name.
+    if (typeof fault !== 'object' || fault === null || typeof fault.message !== 'string') return [];
+    const path = [index, 'message'];
+    if (!labels.has(fault.message))
+      return [{ path, message: `names no message of this scenario (given ${show(fault.message)})` }];
+    const point = KEYED_FAULT_POINTS.find((keyed) => keyed === fault.at);
+    if (point !== undefined || !FAULT_POINTS.some((known) => known === fault.at)) return [];
+    return [
+      {
+        path,
+        message:
+          `cannot restrict ${String(fault.at)}: its calls name no message ` +
           `(points that do: ${KEYED_FAULT_POINTS.join(', ')})`,
-      );
-    }
-  }
-  return problems;
+      },
+    ];
+  });
 }

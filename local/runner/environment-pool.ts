@@ -118,9 +118,24 @@ export class EnvironmentPool {
   }
 
   private log(envId: string, stream: 'stdout' | 'stderr', line: string): void {
-    if (this.settings.forwardLogs) {
+    if (this.settings.forwardLogs && !isEmbeddedMetrics(line)) {
       process.stderr.write(`[${this.settings.identity.functionName} ${envId}] ${line}\n`);
     }
     this.settings.emit('log', { envId, stream, line });
+  }
+}
+
+/**
+ * A line in CloudWatch's embedded metric format: metrics for CloudWatch to extract, which locally
+ * nothing reads, so it is not printed among the function's logs (listeners still get it).
+ */
+function isEmbeddedMetrics(line: string): boolean {
+  if (!line.includes('"_aws"')) return false;
+  try {
+    return Array.isArray(
+      (JSON.parse(line) as { _aws?: { CloudWatchMetrics?: unknown } })._aws?.CloudWatchMetrics,
+    );
+  } catch {
+    return false;
   }
 }

@@ -56,3 +56,24 @@ describe('the consumer bundle', () => {
     ]);
   });
 });
+
+describe("the consumer bundle with the user's bundling options", () => {
+  // Prepare: options of the user's own, merged over the construct's.
+  const { app, stack } = pipelineStack({ bundling: { banner: '/* built by the user */', minify: false } });
+  const assembly = app.synth();
+  const code =
+    consumerAssetFiles(assembly.directory, assembly.getStackByName(stack.stackName).template)
+      .get('index.js')
+      ?.toString() ?? '';
+
+  it('given a banner and no minification, then the bundle has both', () => {
+    expect(code.startsWith('/* built by the user */')).toBe(true);
+    expect(code.split('\n').length).toBeGreaterThan(1000);
+  });
+
+  it('given options of the user, then what the consumer needs stays: names kept, the processor bundled in', () => {
+    // esbuild's keepNames helper; and without the alias the bundle would not resolve the processor.
+    expect(code).toContain('__name(');
+    expect(code).not.toMatch(/require\(["']pq-user-processor["']\)/);
+  });
+});

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
+import { OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine-props';
@@ -218,7 +219,7 @@ describe('PoisonQuarantine with default props', () => {
     ]);
   });
 
-  it('lets the consumer only create quarantine records: PutItem, no update, delete or batch write', () => {
+  it('lets the consumer only create quarantine records: PutItem, no delete or batch write, updates on the counter only', () => {
     const statements = statementsOfRole(template, 'ConsumerRole');
     const onQuarantine = statements.filter((statement) =>
       [statement.Resource]
@@ -226,8 +227,19 @@ describe('PoisonQuarantine with default props', () => {
         .map(nameOf)
         .some((name) => name.startsWith('PipelineQuarantineRecords')),
     );
-    expect(actionsOf(onQuarantine).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:Query']);
+    expect(actionsOf(onQuarantine).sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
     expect(grantedOn(statements, 'dynamodb:PutItem')).toContain('PipelineQuarantineRecords');
+    const onCounter = onQuarantine.filter((statement) =>
+      [statement.Action].flat().includes('dynamodb:UpdateItem'),
+    );
+    expect(onCounter.map((statement) => statement.Condition)).toEqual([
+      { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [OPEN_RECORDS_COUNTER.key.id] } },
+    ]);
   });
 
   it('refuses, server-side and for every principal, a put under the quarantine prefix without If-None-Match', () => {
@@ -292,8 +304,8 @@ describe('PoisonQuarantine with default props', () => {
   });
 
   it('alarms on quarantines, a non-empty backstop, old messages and consumer errors, all to the topic', () => {
-    // 7 of the pipeline's own, and 3 per state machine (failed, timed out, aborted executions).
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
+    // 9 of the pipeline's own, and 3 per state machine (failed, timed out, aborted executions).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
     for (const metricName of [
       'Quarantined',
       'ApproximateNumberOfMessagesVisible',

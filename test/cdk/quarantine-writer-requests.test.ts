@@ -1,13 +1,23 @@
 /**
- * The consumer's role and the bucket policy allow the quarantine writer exactly three kinds of
- * request (lib/poison-quarantine.ts grantConsumer, lib/quarantine-storage.ts): a put under the
- * quarantine prefix with If-None-Match, a conditional PutItem, and a COUNT query on byStatus.
- * These pin what the writer sends to what its grants allow, without AWS.
+ * The consumer's role and the bucket policy allow the quarantine writer exactly these requests
+ * (lib/poison-quarantine.ts grantConsumer, lib/quarantine-storage.ts): a put under the
+ * quarantine prefix with If-None-Match; a record's conditional Put, in one transaction with an
+ * UpdateItem of the open-record counter; a GetItem of that counter; and, only when a table has
+ * no counter yet, COUNT queries on byStatus and the counter's conditional create (UpdateItem).
+ * Every GetItem and UpdateItem names the counter's key, never a record's. These pin what the
+ * writer sends to what its grants allow, without AWS.
  */
-import { type DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
+import { COUNTER_KEY } from '../../lambdas/adapters/open-records';
 import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
 
@@ -49,7 +59,21 @@ function newRecord(id: string): NewQuarantineRecord {
 }
 
 describe('QuarantineWriter requests', () => {
-  it('counts open records with Select COUNT on byStatus, the only query its role allows there', async () => {
+  it('reads the open-record counter with one GetItem of its key', async () => {
+    // Prepare
+    const dynamodb = recordingClient<DynamoDBClient>({ Item: { ...COUNTER_KEY, openRecords: { N: '3' } } });
+    const s3 = recordingClient<S3Client>({});
+    const writer = new QuarantineWriter(s3.client, dynamodb.client, BUCKET, TABLE);
+    // Act
+    const full = await writer.openRecordsAtLeast(3);
+    // Assess
+    expect(full).toBe(true);
+    expect(dynamodb.sent).toHaveLength(1);
+    expect(dynamodb.sent[0]).toBeInstanceOf(GetItemCommand);
+    expect((dynamodb.sent[0] as GetItemCommand).input).toMatchObject({ TableName: TABLE, Key: COUNTER_KEY });
+  });
+
+  it('without a counter, counts with Select COUNT on byStatus, the only query its role allows there, then creates it', async () => {
     // Prepare
     const dynamodb = recordingClient<DynamoDBClient>({ Count: 1 });
     const s3 = recordingClient<S3Client>({});
@@ -57,18 +81,26 @@ describe('QuarantineWriter requests', () => {
     // Act
     await writer.openRecordsAtLeast(10);
     // Assess
-    expect(dynamodb.sent).toHaveLength(2);
-    for (const command of dynamodb.sent) {
-      expect(command).toBeInstanceOf(QueryCommand);
+    expect(dynamodb.sent.map((command) => (command as object).constructor)).toStrictEqual([
+      GetItemCommand,
+      QueryCommand,
+      QueryCommand,
+      UpdateItemCommand,
+    ]);
+    for (const command of dynamodb.sent.slice(1, 3)) {
       expect((command as QueryCommand).input).toMatchObject({
         TableName: TABLE,
         IndexName: 'byStatus',
         Select: 'COUNT',
       });
     }
+    expect((dynamodb.sent[3] as UpdateItemCommand).input).toMatchObject({
+      Key: COUNTER_KEY,
+      ConditionExpression: 'attribute_not_exists(#openRecords)',
+    });
   });
 
-  it('creates a record only with a PutItem conditioned on no record of that id', async () => {
+  it('creates a record only with a Put conditioned on no record of that id, counted in the same transaction', async () => {
     // Prepare
     const dynamodb = recordingClient<DynamoDBClient>({});
     const s3 = recordingClient<S3Client>({});
@@ -77,11 +109,19 @@ describe('QuarantineWriter requests', () => {
     await writer.putRecord(newRecord('q-1'));
     // Assess
     expect(dynamodb.sent).toHaveLength(1);
-    expect(dynamodb.sent[0]).toBeInstanceOf(PutItemCommand);
-    expect((dynamodb.sent[0] as PutItemCommand).input).toMatchObject({
+    expect(dynamodb.sent[0]).toBeInstanceOf(TransactWriteItemsCommand);
+    const [put, count] = (dynamodb.sent[0] as TransactWriteItemsCommand).input.TransactItems ?? [];
+    expect(put?.Put).toMatchObject({
       TableName: TABLE,
       ConditionExpression: 'attribute_not_exists(#id)',
       ExpressionAttributeNames: { '#id': 'id' },
+    });
+    expect(count?.Update).toMatchObject({
+      TableName: TABLE,
+      Key: COUNTER_KEY,
+      UpdateExpression: 'ADD #openRecords :change',
+      ConditionExpression: 'attribute_exists(#openRecords)',
+      ExpressionAttributeValues: { ':change': { N: '1' } },
     });
   });
 

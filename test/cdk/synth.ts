@@ -10,12 +10,22 @@ export const FIXTURE_PROCESSOR = path.join(__dirname, 'fixtures', 'processor.ts'
 /** The fixed account and region of the template tests; `null`: environment-agnostic. */
 const TEST_ENV = { account: '111111111111', region: 'eu-west-1' };
 
+export interface SynthOptions {
+  /**
+   * Bundle the consumer with esbuild. Without, its code is a placeholder (CDK's
+   * `aws:cdk:bundling-stacks` context): enough for tests of the template, and seconds faster.
+   * @default true
+   */
+  readonly bundle?: boolean;
+}
+
 /** A stack holding one PoisonQuarantine with the fixture processor and the given props. */
 export function pipelineStack(
   props: Partial<PoisonQuarantineProps> = {},
   env: Environment | null = TEST_ENV,
+  options: SynthOptions = {},
 ) {
-  const app = new App();
+  const app = new App(options.bundle === false ? { context: { 'aws:cdk:bundling-stacks': [] } } : {});
   const stack = new Stack(app, 'Test', env === null ? {} : { env });
   const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props });
   return { app, stack, pipeline };
@@ -24,14 +34,16 @@ export function pipelineStack(
 export function synthPipeline(
   props: Partial<PoisonQuarantineProps> = {},
   env: Environment | null = TEST_ENV,
+  options: SynthOptions = {},
 ) {
-  const built = pipelineStack(props, env);
+  const built = pipelineStack(props, env, options);
   return { ...built, template: Template.fromStack(built.stack) };
 }
 
 export interface PolicyStatement {
   readonly Action: string | string[];
   readonly Resource: unknown;
+  readonly Condition?: unknown;
 }
 
 /** Every statement of the inline policies attached to roles whose logical id matches. */
@@ -93,9 +105,26 @@ export interface AslDefinition {
 }
 
 /**
- * The definition of the construct's `Pause` or `Verification` state machine. DefinitionString is
- * an Fn::Join of text and references; each reference becomes `{{Ref X}}` / `{{GetAtt X.Arn}}`
- * inside its JSON string (the partition becomes `aws`).
+ * A template string as text: an Fn::Join of text and references (or plain text), each reference
+ * written `{{Ref X}}` / `{{GetAtt X.Attribute}}` (the partition becomes `aws`), so that JSON
+ * inside it (a state machine definition, a dashboard body) parses.
+ */
+export function joinedText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const [, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const reference = part as { Ref?: string; 'Fn::GetAtt'?: string[] };
+      if (reference.Ref === 'AWS::Partition') return 'aws';
+      return reference.Ref ? `{{Ref ${reference.Ref}}}` : `{{GetAtt ${reference['Fn::GetAtt']?.join('.')}}}`;
+    })
+    .join('');
+}
+
+/**
+ * The definition of the construct's `Pause` or `Verification` state machine, with its references
+ * written as joinedText writes them.
  */
 export function stateMachineDefinition(template: Template, machine: 'Pause' | 'Verification') {
   const found = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) =>
@@ -104,15 +133,7 @@ export function stateMachineDefinition(template: Template, machine: 'Pause' | 'V
   if (found.length !== 1)
     throw new Error(`expected one Pipeline${machine} state machine, found ${found.length}`);
   const [[, resource]] = found;
-  const [, parts] = resource.Properties.DefinitionString['Fn::Join'] as [string, unknown[]];
-  const text = parts
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const reference = part as { Ref?: string; 'Fn::GetAtt'?: string[] };
-      if (reference.Ref === 'AWS::Partition') return 'aws';
-      return reference.Ref ? `{{Ref ${reference.Ref}}}` : `{{GetAtt ${reference['Fn::GetAtt']?.join('.')}}}`;
-    })
-    .join('');
+  const text = joinedText(resource.Properties.DefinitionString);
   const definition = JSON.parse(text) as AslDefinition;
   return { text, definition, states: definition.States, resource };
 }

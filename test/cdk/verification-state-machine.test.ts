@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
+import { OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
 import { stateMachineDefinition, synthPipeline } from './synth';
 
 describe('VerificationStateMachine definition', () => {
@@ -51,11 +52,34 @@ describe('VerificationStateMachine definition', () => {
     expect(states.DecisionWasInvalid.Next).toBe('NotifyVerificationFailed');
   });
 
-  it('applies the decision with the audit entry appended and the token removed', () => {
+  it('applies the decision with the audit entry appended and the token removed, one open record less in the same transaction', () => {
+    expect(states.ApplyDecision.Resource).toBe('arn:aws:states:::aws-sdk:dynamodb:transactWriteItems');
     expect(states.ApplyDecision.Parameters).toMatchObject({
-      UpdateExpression:
-        'SET #status = :status, #audit = list_append(if_not_exists(#audit, :none), :entry) REMOVE #taskToken, #waitingSince',
-      ConditionExpression: '#status = :awaiting',
+      TransactItems: [
+        {
+          Update: {
+            TableName: expect.stringMatching(/QuarantineRecords/),
+            Key: { id: { 'S.$': '$.quarantineId' } },
+            UpdateExpression:
+              'SET #status = :status, #audit = list_append(if_not_exists(#audit, :none), :entry) REMOVE #taskToken, #waitingSince',
+            ConditionExpression: '#status = :awaiting',
+          },
+        },
+        {
+          Update: {
+            TableName: expect.stringMatching(/QuarantineRecords/),
+            Key: { id: { S: OPEN_RECORDS_COUNTER.key.id } },
+            UpdateExpression: 'ADD #openRecords :oneLess',
+            ConditionExpression: 'attribute_exists(#openRecords)',
+            ExpressionAttributeValues: { ':oneLess': { N: '-1' } },
+          },
+        },
+      ],
+    });
+    // A failed condition cancels the transaction: the record was moved on, or the count is gone.
+    expect(states.ApplyDecision.Catch?.[0]).toMatchObject({
+      ErrorEquals: ['DynamoDb.TransactionCanceledException'],
+      Next: 'RecordWasNotAwaiting',
     });
     expect(states.MarkLedgerCompleted.Parameters).toMatchObject({
       TableName: expect.stringMatching(/Attempts/),

@@ -1,10 +1,11 @@
 /**
  * QuarantineWriter (consumer) and QuarantineRecords (operator) against the deployed bucket and
- * quarantine table in moto: content byte for byte, create-once writes, records by status, and a
- * task token that only `taskTokenOf` ever returns.
+ * quarantine table in moto: content byte for byte, create-once writes, records by status, a
+ * task token that only `taskTokenOf` ever returns, and rule 11a's open-record count moving with
+ * every record write, exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,8 +13,10 @@ import {
   QuarantineStatusConflictError,
   QuarantineWriteError,
 } from '../../lambdas/adapters/errors';
+import { COUNTER_KEY } from '../../lambdas/adapters/open-records';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
+import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
@@ -289,5 +292,172 @@ describe('records', () => {
       name: 'QuarantineWriteError',
       cause: { name: 'ResourceNotFoundException' },
     });
+  });
+});
+
+describe('the open-record count (rule 11a)', () => {
+  const action = { who: 'frank', when: new Date('2030-03-01T00:00:00Z'), why: 'counter test' };
+  const entry = { who: 'frank', when: '2030-03-01T00:00:00.000Z', what: 'replay-started', why: 'fixed' };
+  const claims = () => new ReplayClaims(pipeline.clients.dynamodb, pipeline.names.quarantineTable);
+
+  /** The counter item as stored (created from the index first, if this table has none yet). */
+  async function count(): Promise<number> {
+    await writer.openRecordsAtLeast(1);
+    const { Item } = await pipeline.clients.dynamodb.send(
+      new GetItemCommand({
+        TableName: pipeline.names.quarantineTable,
+        Key: COUNTER_KEY,
+        ConsistentRead: true,
+      }),
+    );
+    return Number(Item?.openRecords?.N);
+  }
+
+  async function counterItem() {
+    const { Item } = await pipeline.clients.dynamodb.send(
+      new GetItemCommand({
+        TableName: pipeline.names.quarantineTable,
+        Key: COUNTER_KEY,
+        ConsistentRead: true,
+      }),
+    );
+    return Item;
+  }
+
+  const unresolved = async () =>
+    (await records.list({ status: 'open' })).length +
+    (await records.list({ status: 'awaiting-operator' })).length;
+
+  it('counts a quarantined record once, however often its write is retried', async () => {
+    const before = await count();
+    const record = newRecord();
+
+    const writes = [
+      await writer.putRecord(record),
+      await writer.putRecord(record),
+      await writer.putRecord(record),
+    ];
+
+    expect(writes).toStrictEqual([{ created: true }, { created: false }, { created: false }]);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('uncounts a discarded record once; a second discard is refused and uncounts nothing', async () => {
+    const record = newRecord();
+    await writer.putRecord(record);
+    const before = await count();
+
+    const discarded = await records.setStatus(record.id, 'resolved', action, { expected: ['open'] });
+    const again = records.setStatus(record.id, 'resolved', action, { expected: ['open'] });
+
+    await expect(again).rejects.toBeInstanceOf(QuarantineStatusConflictError);
+    expect(discarded).toMatchObject({ id: record.id, status: 'resolved' });
+    expect(await count()).toBe(before - 1);
+  });
+
+  it('uncounts an outcome-unknown record once when its decision is recorded without its execution', async () => {
+    const record = newRecord({ status: 'awaiting-operator', reason: 'outcome-unknown' });
+    await writer.putRecord(record);
+    const before = await count();
+    const decide = () =>
+      records.setStatus(record.id, 'resolved', action, {
+        expected: ['awaiting-operator'],
+        what: 'discard',
+        closeWait: true,
+      });
+
+    await decide();
+
+    await expect(decide()).rejects.toBeInstanceOf(QuarantineStatusConflictError);
+    expect(await count()).toBe(before - 1);
+  });
+
+  it('moves the count with a replay: claimed -1, released +1, claimed again -1, finished 0', async () => {
+    const record = newRecord();
+    await writer.putRecord(record);
+    await records.setCause(record.id, 'fixed in v2', action);
+    const start = await count();
+    const seen: number[] = [];
+
+    await claims().claim(record.id, entry);
+    seen.push(await count());
+    await expect(claims().claim(record.id, entry)).rejects.toBeInstanceOf(QuarantineStatusConflictError);
+    seen.push(await count());
+    await claims().release(record.id, { ...entry, what: 'replay-aborted' });
+    seen.push(await count());
+    await claims().claim(record.id, entry);
+    await claims().finish(record.id, { ...entry, what: 'replay' });
+    seen.push(await count());
+
+    expect(seen.map((value) => value - start)).toStrictEqual([-1, -1, 0, -1]);
+    expect((await records.get(record.id))?.status).toBe('replayed');
+  });
+
+  it('leaves the count alone when a status change is refused or changes nothing it counts', async () => {
+    const record = newRecord();
+    await writer.putRecord(record);
+    const before = await count();
+
+    await expect(
+      records.setStatus(`q-unknown-${randomUUID()}`, 'resolved', action, { expected: ['open'] }),
+    ).rejects.toBeInstanceOf(QuarantineNotFoundError);
+    await records.setStatus(record.id, 'awaiting-operator', action, { expected: ['open'] });
+
+    expect(await count()).toBe(before);
+  });
+
+  it('creates a missing counter (an upgrade) from the records when the consumer first asks', async () => {
+    await writer.putRecord(newRecord());
+    await pipeline.clients.dynamodb.send(
+      new DeleteItemCommand({ TableName: pipeline.names.quarantineTable, Key: COUNTER_KEY }),
+    );
+    const open = await unresolved();
+
+    const atCapacity = await writer.openRecordsAtLeast(open);
+    const overCapacity = await writer.openRecordsAtLeast(open + 1);
+
+    expect([atCapacity, overCapacity]).toStrictEqual([true, false]);
+    expect(Number((await counterItem())?.openRecords?.N)).toBe(open);
+  });
+
+  it('repairs a drifted counter with a recount, who, when and why kept on it', async () => {
+    const open = await count();
+    await pipeline.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: pipeline.names.quarantineTable,
+        Key: COUNTER_KEY,
+        UpdateExpression: 'ADD openRecords :drift',
+        ExpressionAttributeValues: { ':drift': { N: '5' } },
+      }),
+    );
+
+    const recount = await records.recountOpen(action);
+
+    expect(recount).toStrictEqual({ was: open + 5, counted: open });
+    expect(await counterItem()).toStrictEqual({
+      ...COUNTER_KEY,
+      openRecords: { N: String(open) },
+      lastRecount: {
+        M: {
+          who: { S: 'frank' },
+          when: { S: '2030-03-01T00:00:00.000Z' },
+          why: { S: 'counter test' },
+          was: { N: String(open + 5) },
+          counted: { N: String(open) },
+        },
+      },
+    });
+    expect(open).toBe(await unresolved());
+  });
+
+  it('creates the counter with a recount when there is none', async () => {
+    await pipeline.clients.dynamodb.send(
+      new DeleteItemCommand({ TableName: pipeline.names.quarantineTable, Key: COUNTER_KEY }),
+    );
+
+    const recount = await records.recountOpen(action);
+
+    expect(recount).toStrictEqual({ counted: await unresolved() });
+    expect((await counterItem())?.lastRecount?.M?.was).toStrictEqual({ NULL: true });
   });
 });

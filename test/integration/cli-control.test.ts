@@ -108,6 +108,7 @@ describe('resume and hold', () => {
     const { epoch } = await control.tripBreaker({ reason: 'outage', now: new Date(), stop: false });
 
     const status = await cli.run('status');
+    const json = await cli.run('status', '--json');
     const resume = await cli.run('resume', '--reason', 'the trip was never followed by a pause');
 
     expect(status.stdout).toMatch(
@@ -116,6 +117,10 @@ describe('resume and hold', () => {
         'm',
       ),
     );
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      breaker: { state: 'open', breaker: { state: 'open', reason: 'outage', epoch, stop: false } },
+      pauseRuns: [],
+    });
     expect(resume).toMatchObject({
       code: 0,
       stdout: expect.stringContaining(`started pause-${epoch}, which carries it out`),
@@ -210,6 +215,7 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
       for (const active of ['\u001b', '\u202e']) expect(output).not.toContain(active);
       expect(output).not.toContain(TOKEN);
     }
+    expect(JSON.parse(json.stdout).breaker.state).toBe('unreadable');
     expect(JSON.parse(json.stdout).breaker.breaker).toStrictEqual({
       state: 'unreadable',
       problem: `breaker: unknown state ${JSON.stringify(GARBLED_STATE)}`,

@@ -187,6 +187,90 @@ describe('failure groups', () => {
     expect((await cli.receive()).map(replayOf)).toStrictEqual([withCause.id]);
   });
 
+  it('given --dry-run, then it lists what would be replayed and what refused, and changes nothing (exit 2)', async () => {
+    // Prepare
+    const error = groupError('validateTax');
+    const withCause = [
+      await cli.quarantine({ lastError: error }),
+      await cli.quarantine({ lastError: error }),
+    ];
+    const without = await cli.quarantine({ lastError: error });
+    for (const member of withCause) await cli.run('cause', member.id, 'tax table reloaded (INC-8)');
+    const group = groupId('permanent | ValidationError | at validateTax (v.js) | field "#" missing');
+    const before = await Promise.all([...withCause, without].map((member) => cli.records.get(member.id)));
+
+    // Act
+    const dryRun = await cli.run('replay', '--group', group, '--dry-run', '--rate', '0.5');
+    const json = await cli.run('replay', '--group', group, '--dry-run', '--json');
+
+    // Assess
+    expect(dryRun).toMatchObject({
+      code: 2,
+      stderr: 'pq replay: refused: 1 of 3 records would be refused (see the table)\n',
+    });
+    for (const member of withCause) {
+      expect(dryRun.stdout).toMatch(
+        new RegExp(`^${member.id} +would replay +cause: tax table reloaded \\(INC-8\\)$`, 'm'),
+      );
+    }
+    expect(dryRun.stdout).toMatch(new RegExp(`^${without.id} +REFUSED +no cause is recorded yet`, 'm'));
+    expect(dryRun.stdout).toContain(
+      'Dry run: 2 of 3 would be replayed, at 0.5 a second over about 2 s. Nothing was changed.\n',
+    );
+    expect(JSON.parse(json.stdout)).toMatchObject({ dryRun: true, wouldReplay: 2 });
+    expect(await cli.receive()).toStrictEqual([]);
+    const after = await Promise.all([...withCause, without].map((member) => cli.records.get(member.id)));
+    expect(after).toStrictEqual(before);
+    for (const member of [...withCause, without]) {
+      expect((await cli.ledger.get(member.messageKey))?.state).toBe('quarantined');
+    }
+  });
+
+  it('given --dry-run for one ID, then it says the record would be replayed and sends nothing (exit 0)', async () => {
+    // Prepare
+    const seeded = await cli.quarantine();
+    await cli.run('cause', seeded.id, 'partner resent a fixed file');
+
+    // Act
+    const dryRun = await cli.run('replay', seeded.id, '--dry-run');
+
+    // Assess
+    expect(dryRun).toMatchObject({ code: 0, stderr: '' });
+    expect(dryRun.stdout).toMatch(
+      new RegExp(`^${seeded.id} +would replay +cause: partner resent a fixed file$`, 'm'),
+    );
+    expect(await cli.receive()).toStrictEqual([]);
+    expect((await cli.records.get(seeded.id))?.status).toBe('open');
+  });
+
+  it('given --rate 2, then the sends start 500 ms apart on the clock, and every member is replayed', async () => {
+    // Prepare: a clock that moves only when pq waits on it.
+    const error = groupError('validateRate');
+    const members = [];
+    for (let member = 0; member < 3; member++) members.push(await cli.quarantine({ lastError: error }));
+    const group = groupId('permanent | ValidationError | at validateRate (v.js) | field "#" missing');
+    await cli.run('cause', '--group', group, 'rate card fixed');
+    let now = Date.parse('2030-06-01T00:00:00Z');
+    const waits: number[] = [];
+    const clock = {
+      now: () => new Date(now),
+      sleep: async (ms: number) => {
+        waits.push(ms);
+        now += ms;
+      },
+    };
+
+    // Act
+    const replay = await cli.runOn(clock, 'replay', '--group', group, '--rate', '2');
+
+    // Assess
+    expect(replay).toMatchObject({ code: 0, stderr: '' });
+    expect(waits).toStrictEqual([500, 500]);
+    const sent = [];
+    for (let read = await cli.receive(); read.length > 0; read = await cli.receive()) sent.push(...read);
+    expect(sent.map(replayOf).sort()).toStrictEqual(members.map((member) => member.id).sort());
+  });
+
   it('refuses a group that has no open records', async () => {
     expect(await cli.run('replay', '--group', 'g-0000000000')).toMatchObject({
       code: 2,

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/run';
 import { groupId } from '../../lambdas/core/operator';
+import { LOCAL_CREDENTIALS } from '../../local/moto';
 import { type CliHarness, PARSE_ERROR, startCliHarness } from './support/cli-harness';
 
 const ROOT = join(__dirname, '..', '..');
@@ -27,6 +29,38 @@ function expectInert(text: string): void {
 
 let cli: CliHarness;
 let workDir: string;
+
+/** runCli with the given argv and environment only (the harness adds its target options to the end). */
+async function runRaw(argv: readonly string[], env: Record<string, string>) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env,
+  });
+  return { code, stdout, stderr };
+}
+
+/** The AWS SDK reads its files and credentials from process.env itself: set (or unset) them for `act` only. */
+async function withEnvironment<T>(
+  variables: Record<string, string | undefined>,
+  act: () => Promise<T>,
+): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  const assign = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  assign(variables);
+  try {
+    return await act();
+  } finally {
+    assign(saved);
+  }
+}
 
 beforeAll(async () => {
   cli = await startCliHarness();
@@ -58,7 +92,7 @@ describe('pq status', () => {
       function: cli.functionName,
       mapping: { state: 'Enabled', batchSize: 10, maximumConcurrency: 2 },
       queue: { visible: 0, inFlight: 0, delayed: 0 },
-      breaker: { waitingForOperator: false },
+      breaker: { state: 'closed', waitingForOperator: false },
       replay: { frozen: false },
     });
     expect(status.unresolvedRecords).toEqual(
@@ -125,6 +159,64 @@ describe('pq list', () => {
     expect((await cli.run('list', '--group')).stdout).toMatch(
       new RegExp(`^${groupId(signature)} +2 +0/2 +permanent-error +\\S+ +unknown \\| GatewayError`, 'm'),
     );
+  });
+
+  it('given --limit N, then it shows the newest N and says how many there were, in text and JSON', async () => {
+    // Prepare: three records of one reason, quarantined later than any other test's.
+    const seeded = [];
+    for (const day of ['01', '02', '03']) {
+      seeded.push(await cli.quarantine({ reason: 'crash-limit', createdAt: `2031-01-${day}T00:00:00.000Z` }));
+    }
+    const since = ['--reason', 'crash-limit', '--since', '2031-01-01T00:00Z'];
+
+    // Act
+    const text = await cli.run('list', ...since, '--limit', '2');
+    const json = await cli.run('list', ...since, '--limit', '2', '--json');
+    const all = await cli.run('list', ...since, '--limit', '3');
+
+    // Assess
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    const ids = seeded.map((record) => record.id);
+    expect(text.stdout).toContain(ids[2]);
+    expect(text.stdout).toContain(ids[1]);
+    expect(text.stdout).not.toContain(ids[0]);
+    expect(text.stdout.endsWith('\n(2 of 3 records shown: --limit 2)\n')).toBe(true);
+    const listed = JSON.parse(json.stdout);
+    expect(listed.records.map((record: { id: string }) => record.id)).toStrictEqual([ids[2], ids[1]]);
+    expect(listed.total).toBe(3);
+    expect(all.stdout).not.toContain('shown: --limit');
+  });
+
+  it('given --group --limit 1, then it shows the biggest group only', async () => {
+    // Prepare
+    const lastError = {
+      class: 'unknown',
+      name: 'LimitError',
+      message: 'x',
+      stackHead: 'at limit (l.js:1:1)',
+    } as const;
+    for (let copy = 0; copy < 2; copy++) {
+      await cli.quarantine({ reason: 'crash-limit', createdAt: '2032-01-01T00:00:00.000Z', lastError });
+    }
+    await cli.quarantine({ reason: 'crash-limit', createdAt: '2032-01-01T00:00:00.000Z' });
+
+    // Act
+    const { code, stdout } = await cli.run(
+      'list',
+      '--group',
+      '--since',
+      '2032-01-01T00:00Z',
+      '--limit',
+      '1',
+      '--json',
+    );
+
+    // Assess
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      groups: [{ count: 2, errorSignature: expect.stringContaining('LimitError') }],
+      total: 2,
+    });
   });
 
   it('refuses an unknown status (exit 2), naming the choices', async () => {
@@ -291,7 +383,7 @@ describe('stored strings in text output', () => {
 
 describe('the command line', () => {
   it.each([
-    [['frobnicate'], 'pq: unknown command "frobnicate" (pq --help lists them)\n'],
+    [['frobnicate'], 'pq: unknown command "frobnicate" (pq --help)\n'],
     [['status', '--colour'], "pq status: Unknown option '--colour' (pq status --help)\n"],
     [['show'], 'pq show: expected ID, given 0 argument(s) (pq show --help)\n'],
   ])('refuses %j (exit 2) with one line on stderr', async (argv, stderr) => {
@@ -299,17 +391,96 @@ describe('the command line', () => {
   });
 
   it('asks which consumer when neither --function nor PQ_FUNCTION is given', async () => {
-    let stderr = '';
-    const { runCli } = await import('../../cli/run');
-    const code = await runCli(['status'], {
-      stdout: { write: () => true },
-      stderr: { write: (text: string) => (stderr += text) },
-      env: {},
-    });
+    const { code, stderr } = await runRaw(['status'], {});
 
     expect({ code, stderr }).toStrictEqual({
       code: 2,
       stderr: 'pq status: which consumer? pass --function NAME (or set PQ_FUNCTION) (pq status --help)\n',
+    });
+  });
+
+  it('given the global options before the command, and --endpoint for --endpoint-url, then it runs the same', async () => {
+    // Prepare
+    const { endpoint, region } = cli.pipeline.aws;
+
+    // Act
+    const { code, stdout, stderr } = await runRaw(
+      ['--function', cli.functionName, '--endpoint', endpoint, '--region', region, '--json', 'status'],
+      {},
+    );
+
+    // Assess
+    expect({ code, stderr }).toStrictEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toMatchObject({ function: cli.functionName, breaker: { state: 'closed' } });
+  });
+
+  describe('given no credentials or region in the environment, only in a profile of the AWS config files', () => {
+    const target = () => [
+      'status',
+      '--function',
+      cli.functionName,
+      '--endpoint-url',
+      cli.pipeline.aws.endpoint,
+    ];
+
+    /** Runs pq with the files' profile pq-local and nothing else: no keys, no instance role. */
+    function runWithFiles(argv: readonly string[], env: Record<string, string> = {}) {
+      const config = join(workDir, 'aws-config');
+      const credentials = join(workDir, 'aws-credentials');
+      writeFileSync(config, `[profile pq-local]\nregion = ${cli.pipeline.aws.region}\n`);
+      writeFileSync(
+        credentials,
+        `[pq-local]\naws_access_key_id = ${LOCAL_CREDENTIALS.accessKeyId}\naws_secret_access_key = ${LOCAL_CREDENTIALS.secretAccessKey}\n`,
+      );
+      const files = {
+        AWS_CONFIG_FILE: config,
+        AWS_SHARED_CREDENTIALS_FILE: credentials,
+        AWS_ACCESS_KEY_ID: undefined,
+        AWS_SECRET_ACCESS_KEY: undefined,
+        AWS_EC2_METADATA_DISABLED: 'true',
+      };
+      return withEnvironment(files, () => runRaw(argv, env));
+    }
+
+    it('given --profile (or AWS_PROFILE), then its credentials and its region are used', async () => {
+      // Act
+      const withProfile = await runWithFiles([...target(), '--profile', 'pq-local', '--json']);
+      const fromEnv = await runWithFiles([...target(), '--json'], { AWS_PROFILE: 'pq-local' });
+
+      // Assess
+      for (const run of [withProfile, fromEnv]) {
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+        expect(JSON.parse(run.stdout)).toMatchObject({
+          function: cli.functionName,
+          breaker: { state: 'closed' },
+        });
+      }
+    });
+
+    it('given no profile, then it says that the region is missing and how to give it (exit 2)', async () => {
+      expect(await runWithFiles(target())).toStrictEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'pq status: no region: pass --region REGION, set AWS_REGION, or use a --profile that has one (pq status --help)\n',
+      });
+    });
+
+    it('given a profile the files do not have, then it names it (exit 2)', async () => {
+      expect(await runWithFiles([...target(), '--profile', 'pq-nowhere'])).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(
+          'no region: the profile pq-nowhere has none, or is not in your AWS config files',
+        ),
+      });
+    });
+
+    it("given a region but no profile, then it prints the SDK's reason why it has no credentials (exit 1)", async () => {
+      expect(await runWithFiles([...target(), '--region', cli.pipeline.aws.region])).toStrictEqual({
+        code: 1,
+        stdout: '',
+        stderr: `pq status: failed: Lambda function ${cli.functionName}: configuration not read: CredentialsProviderError: Could not load credentials from any providers\n`,
+      });
     });
   });
 

@@ -1,12 +1,15 @@
 /**
  * Rule 8 against the verification state machine executing in moto: the record waits for a person
- * with the task token stored on it, the operator's decision is applied and audited, a silent
- * operator is reminded and waited for again, and nothing the machine publishes carries a token.
+ * with the task token stored on it, the operator's decision is applied and audited (and rule 11a's
+ * open-record count falls with it, in one transaction), a silent operator is reminded and waited
+ * for again, and nothing the machine publishes carries a token.
  */
 import { randomUUID } from 'node:crypto';
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetExecutionHistoryCommand, SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import { Duration } from 'aws-cdk-lib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
 import { eventually, type Item, type OperationsFixture, startOperations } from './operations-fixture';
 
 // Escalation after 4 s without an answer; the other tests answer within a second.
@@ -23,7 +26,15 @@ beforeAll(async () => {
 afterEach(async () => ops?.stopRunning());
 afterAll(async () => ops?.stop());
 
-/** A quarantined message as the consumer leaves it: record open, ledger item quarantined. */
+const COUNTER = { id: { S: OPEN_RECORDS_COUNTER.key.id } };
+
+/** Rule 11a's open-record count as stored; undefined without a counter item. */
+async function openRecords(): Promise<number | undefined> {
+  const count = (await ops.getItem(ops.tables.quarantine, COUNTER))?.openRecords?.N;
+  return count === undefined ? undefined : Number(count);
+}
+
+/** A quarantined message as the consumer leaves it: record open and counted, ledger item quarantined. */
 async function quarantined() {
   const quarantineId = `q-${randomUUID().slice(0, 16)}-g0-a2`;
   const messageKey = `order-${randomUUID().slice(0, 8)}`;
@@ -33,6 +44,7 @@ async function quarantined() {
     reason: { S: 'outcome-unknown' },
     messageKey: { S: messageKey },
   });
+  await ops.update(ops.tables.quarantine, COUNTER, 'ADD openRecords :one', { ':one': { N: '1' } });
   await ops.putItem(ops.tables.attempts, {
     pk: { S: messageKey },
     state: { S: 'quarantined' },
@@ -88,11 +100,13 @@ describe('outcome unknown: waiting for a person', () => {
 
   it('done: completes the ledger item (never replayed), resolves the record, audits, removes the token', async () => {
     const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
+    const counted = await openRecords();
 
     const output = await decide(token, 'done');
 
     const execution = await ops.finished(executionArn);
     expect(execution.status).toBe('SUCCEEDED');
+    expect(await openRecords()).toBe(Number(counted) - 1);
     expect((await ops.getItem(ops.tables.attempts, { pk: { S: messageKey } }))?.state).toStrictEqual({
       S: 'completed',
     });
@@ -133,11 +147,13 @@ describe('outcome unknown: waiting for a person', () => {
   it('done: refuses to complete a ledger item that no longer holds this quarantine; the record keeps waiting', async () => {
     const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
     await ops.putItem(ops.tables.attempts, { pk: { S: messageKey }, state: { S: 'ready' } });
+    const counted = await openRecords();
 
     await decide(token, 'done');
 
     const execution = await ops.finished(executionArn);
     expect(execution.status).toBe('FAILED');
+    expect(await openRecords()).toBe(counted);
     expect(execution.error).toBe('LedgerNotHoldingQuarantine');
     expect((await ops.getItem(ops.tables.attempts, { pk: { S: messageKey } }))?.state).toStrictEqual({
       S: 'ready',
@@ -147,10 +163,12 @@ describe('outcome unknown: waiting for a person', () => {
 
   it('not-done: the CLI has replayed it; the record says replayed and the ledger is left alone', async () => {
     const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
+    const counted = await openRecords();
 
     await decide(token, 'not-done');
 
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await openRecords()).toBe(Number(counted) - 1);
     const item = (await record(quarantineId)) as Item;
     expect(item.status).toStrictEqual({ S: 'replayed' });
     expect(item.taskToken).toBeUndefined();
@@ -162,10 +180,12 @@ describe('outcome unknown: waiting for a person', () => {
 
   it('discard: resolves the record with an audit entry, the ledger left alone', async () => {
     const { quarantineId, messageKey, executionArn, token } = await awaitingOperator();
+    const counted = await openRecords();
 
     await decide(token, 'discard');
 
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
+    expect(await openRecords()).toBe(Number(counted) - 1);
     const item = (await record(quarantineId)) as Item;
     expect(item.status).toStrictEqual({ S: 'resolved' });
     expect(item.audit).toMatchObject({ L: [{ M: { what: { S: 'discard' } } }] });
@@ -184,6 +204,23 @@ describe('outcome unknown: waiting for a person', () => {
 
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
     expect((await record(quarantineId))?.audit?.L).toHaveLength(2);
+  });
+
+  it('fails without applying the decision when the open-record count is gone; the record keeps waiting', async () => {
+    const { quarantineId, executionArn, token } = await awaitingOperator();
+    await ops.clients.dynamodb.send(
+      new DeleteItemCommand({ TableName: ops.tables.quarantine, Key: COUNTER }),
+    );
+
+    await decide(token, 'discard');
+
+    const execution = await ops.finished(executionArn, 30_000);
+    expect(execution).toMatchObject({ status: 'FAILED', error: 'QuarantineRecordNotAwaiting' });
+    expect(execution.cause).toMatch(/open-record count is missing \(pq recount creates it\)/);
+    const item = (await record(quarantineId)) as Item;
+    expect(item.status).toStrictEqual({ S: 'awaiting-operator' });
+    expect(item.audit).toBeUndefined();
+    expect(await openRecords()).toBeUndefined();
   });
 
   it('fails clearly on an unknown decision and leaves the record awaiting', async () => {

@@ -1120,6 +1120,69 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Assess
       expect([empty, atLeastTwo, atLeastThree]).toStrictEqual([false, true, false]);
     });
+
+    it('given a record written again (a retried quarantine), then it is counted once', async () => {
+      // Prepare
+      await ports.quarantine.openRecordsAtLeast(1);
+      const id = newKey('q');
+
+      // Act
+      await ports.quarantine.putRecord(newRecord(id));
+      await ports.quarantine.putRecord(newRecord(id));
+      await ports.quarantine.putRecord(newRecord(newKey('q'), { status: 'awaiting-operator' }));
+
+      // Assess
+      expect(await ports.arrange.openRecordCount()).toBe(2);
+    });
+
+    it('given records leaving open and awaiting-operator, then each is uncounted once, however often it moves on', async () => {
+      // Prepare
+      const [open, awaiting] = ['open', 'awaiting'].map(newKey);
+      await ports.quarantine.putRecord(newRecord(open));
+      await ports.quarantine.putRecord(newRecord(awaiting, { status: 'awaiting-operator' }));
+      await ports.quarantine.putRecord(newRecord(newKey('stays')));
+
+      // Act
+      await ports.arrange.setRecordStatus(open, 'awaiting-operator');
+      const between = await ports.arrange.openRecordCount();
+      await ports.arrange.setRecordStatus(open, 'resolved');
+      await ports.arrange.setRecordStatus(open, 'resolved');
+      await ports.arrange.setRecordStatus(awaiting, 'replayed');
+      await ports.arrange.setRecordStatus(awaiting, 'resolved');
+
+      // Assess
+      expect([between, await ports.arrange.openRecordCount()]).toStrictEqual([3, 1]);
+      expect(await ports.quarantine.openRecordsAtLeast(2)).toBe(false);
+    });
+
+    it('given no counter (a table from before it), when capacity is asked, then the open records are counted once and counted on from there', async () => {
+      // Prepare
+      for (const id of ['a', 'b', 'c'].map(newKey)) await ports.quarantine.putRecord(newRecord(id));
+      const settled = newKey('settled');
+      await ports.quarantine.putRecord(newRecord(settled));
+      await ports.arrange.setRecordStatus(settled, 'resolved');
+      await ports.arrange.removeOpenRecordCount();
+
+      // Act
+      const atLeastThree = await ports.quarantine.openRecordsAtLeast(3);
+      const established = await ports.arrange.openRecordCount();
+      await ports.quarantine.putRecord(newRecord(newKey('d')));
+
+      // Assess
+      expect([atLeastThree, established, await ports.arrange.openRecordCount()]).toStrictEqual([true, 3, 4]);
+    });
+
+    it('given no counter, when a record is written first, then the records before it are counted too', async () => {
+      // Prepare
+      for (const id of ['a', 'b'].map(newKey)) await ports.quarantine.putRecord(newRecord(id));
+      await ports.arrange.removeOpenRecordCount();
+
+      // Act
+      await ports.quarantine.putRecord(newRecord(newKey('c')));
+
+      // Assess
+      expect(await ports.arrange.openRecordCount()).toBe(3);
+    });
   });
 
   describe('OperationsPort', () => {

@@ -158,8 +158,35 @@ describe('demo worker', () => {
     expect(server.counts()).toStrictEqual({ M1: 2 });
   });
 
+  it('given an idempotency key in the body, when it calls the outside system, then the call is declared with that key', async () => {
+    // Prepare
+    const server = await startOutside();
+    const declared: string[] = [];
+    const ctx: WorkContext = {
+      stage: async () => undefined,
+      external: async (name, call, options) => {
+        declared.push(`${name} key=${options?.idempotencyKey ?? 'none'}`);
+        return call();
+      },
+      remainingTimeMs: () => 5_000,
+    };
+    const work = createDemoProcessor({ outsideSystemUrl: server.url });
+
+    // Act
+    await work(message(order({ behaviour: 'succeed-with-external', idempotencyKey: 'order-1' })), ctx);
+    await work(message(order({ behaviour: 'succeed-with-external' })), ctx);
+
+    // Assess
+    expect(declared).toStrictEqual(['outside-system key=order-1', 'outside-system key=none']);
+  });
+
   it.each([
     ['an unknown behaviour', order({ behaviour: 'explode' }), /unknown behaviour "explode" in M1/],
+    [
+      'an empty idempotency key',
+      order({ behaviour: 'succeed-with-external', idempotencyKey: '' }),
+      /"idempotencyKey" must be a non-empty string in M1 \(given ""\)/,
+    ],
     [
       'a bad "times"',
       order({ behaviour: 'hang', times: -1 }),

@@ -19,6 +19,7 @@ import { type FaultCall, withFaults } from '../../local/faults/inject';
 import { Clock } from './clock';
 import { MemoryControl } from './memory-control';
 import { MemoryLedger } from './memory-ledger';
+import { MemoryMetrics } from './memory-metrics';
 import { MemoryOperations } from './memory-operations';
 import { MemoryQuarantine } from './memory-quarantine';
 import { MemoryQueue } from './memory-queue';
@@ -103,6 +104,7 @@ export class World {
   readonly quarantine = new MemoryQuarantine();
   readonly operations = new MemoryOperations();
   readonly queue: MemoryQueue;
+  readonly metrics = new MemoryMetrics();
   readonly environments: ExecutionEnvironment[] = [];
   private readonly random: () => number;
   private ids = 0;
@@ -136,6 +138,7 @@ export class World {
         logLevel: (process.env.WORLD_LOG_LEVEL ?? 'SILENT') as LogLevel,
       }),
       meter: METER,
+      metrics: this.metrics.sink(),
       envId: env.id,
       now: () => this.clock.date(),
       newId: () => `id-${++this.ids}`,

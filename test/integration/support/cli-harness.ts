@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { runCli } from '../../../cli/run';
+import { type CliIo, runCli } from '../../../cli/run';
 import { ENV } from '../../../contract/env';
 import { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import { QuarantineRecords } from '../../../lambdas/adapters/quarantine-reader';
@@ -44,8 +44,10 @@ export interface Seeded {
 export interface CliHarness {
   readonly pipeline: AdapterPipeline;
   readonly functionName: string;
-  /** argv plus --function, --endpoint and --region of the local pipeline. */
+  /** argv plus --function, --endpoint-url and --region of the local pipeline. */
   run(...argv: string[]): Promise<CliRun>;
+  /** As `run`, on a clock and a wait of the test's own (replay --rate). */
+  runOn(clock: Pick<CliIo, 'now' | 'sleep'>, ...argv: string[]): Promise<CliRun>;
   /** The pipeline's options, for a command line outside runCli. */
   readonly targetArgs: readonly string[];
   quarantine(seed?: Seed): Promise<Seeded>;
@@ -89,7 +91,7 @@ export async function startCliHarness(): Promise<CliHarness> {
   const targetArgs = [
     '--function',
     consumer.functionName,
-    '--endpoint',
+    '--endpoint-url',
     aws.endpoint,
     '--region',
     aws.region,
@@ -158,20 +160,24 @@ export async function startCliHarness(): Promise<CliHarness> {
     return { id, messageKey, body };
   }
 
+  async function runCaptured(argv: readonly string[], clock: Pick<CliIo, 'now' | 'sleep'>): Promise<CliRun> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli([...argv, ...targetArgs], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: {},
+      ...clock,
+    });
+    return { code, stdout, stderr };
+  }
+
   return {
     pipeline,
     functionName: consumer.functionName,
     targetArgs,
-    async run(...argv) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli([...argv, ...targetArgs], {
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-        env: {},
-      });
-      return { code, stdout, stderr };
-    },
+    run: (...argv) => runCaptured(argv, {}),
+    runOn: (clock, ...argv) => runCaptured(argv, clock),
     quarantine,
     records: new QuarantineRecords(
       clients.s3,

@@ -8,10 +8,10 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DeleteItemCommand,
   DescribeTableCommand,
   GetItemCommand,
   PutItemCommand,
-  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import {
@@ -25,9 +25,12 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
+import { OPEN_RECORDS_COUNTER } from '../../../contract/quarantine';
 import { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import { ControlState } from '../../../lambdas/adapters/control-state';
+import { COUNTER_KEY } from '../../../lambdas/adapters/open-records';
 import { Operations } from '../../../lambdas/adapters/operations';
+import { QuarantineRecords } from '../../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import { SourceQueue } from '../../../lambdas/adapters/source-queue';
 import type { BreakerRecord } from '../../../lambdas/core/breaker';
@@ -143,15 +146,18 @@ export function motoWorld(): PortsWorld {
           return Item && { status: String(Item.status?.S), messageId: String(Item.messageId?.S) };
         },
         async setRecordStatus(id, status) {
-          await dynamodb.send(
-            new UpdateItemCommand({
-              TableName: quarantineTable,
-              Key: { id: { S: id } },
-              UpdateExpression: 'SET #status = :status',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':status': { S: status } },
-            }),
+          const records = new QuarantineRecords(s3, dynamodb, quarantineBucket, quarantineTable);
+          await records.setStatus(id, status, { who: 'operator', when: new Date(), why: 'contract' });
+        },
+        async openRecordCount() {
+          const { Item } = await dynamodb.send(
+            new GetItemCommand({ TableName: quarantineTable, Key: COUNTER_KEY, ConsistentRead: true }),
           );
+          const count = Item?.[OPEN_RECORDS_COUNTER.attributes.count]?.N;
+          return count === undefined ? undefined : Number(count);
+        },
+        async removeOpenRecordCount() {
+          await dynamodb.send(new DeleteItemCommand({ TableName: quarantineTable, Key: COUNTER_KEY }));
         },
         async finishExecution(executionArn) {
           await stopExecution(aws, executionArn);

@@ -44,8 +44,12 @@ export interface Arrange {
   /** The stored objects of a quarantine id, as an operator reads them back. */
   contentOf(id: string): Promise<{ readonly body: string; readonly envelope: string } | undefined>;
   recordOf(id: string): Promise<{ readonly status: string; readonly messageId: string } | undefined>;
-  /** An operator moves a record on (resolved, replayed). */
+  /** An operator moves a record on (resolved, replayed), through the operator's own writes. */
   setRecordStatus(id: string, status: QuarantineStatus): Promise<void>;
+  /** Rule 11a's counter as stored; undefined when there is no counter item. */
+  openRecordCount(): Promise<number | undefined>;
+  /** The counter item gone, as in a table written by a version without it. */
+  removeOpenRecordCount(): Promise<void>;
   /** Closes a running execution (an operator's stop); resolves once it is no longer running. */
   finishExecution(executionArn: string): Promise<void>;
   sendMessage(body: string): Promise<void>;
@@ -115,8 +119,13 @@ export function memoryWorld(): PortsWorld {
           return record && { status: record.status, messageId: record.messageId };
         },
         async setRecordStatus(id, status) {
-          const record = quarantine.records.get(id);
-          if (record) record.status = status;
+          quarantine.moveStatus(id, status);
+        },
+        async openRecordCount() {
+          return quarantine.openRecords;
+        },
+        async removeOpenRecordCount() {
+          quarantine.openRecords = undefined;
         },
         async finishExecution(executionArn) {
           for (const execution of operations.executions.values()) {

@@ -1,0 +1,53 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { type ConsumerMetric, METRIC_DIMENSION, METRIC_NAMESPACE, METRIC_SERVICE } from '../contract/metrics';
+
+/**
+ * poison-quarantine's own metrics of one pipeline, as the alarms and the dashboard read them:
+ * the consumer's (contract/metrics.ts, embedded in its log) and the operations state machines'
+ * (lib/operations/protocol.ts), each series named by the source queue's ARN.
+ */
+export class PipelineMetrics {
+  constructor(private readonly queueArn: string) {}
+
+  /** A consumer count, summed per `period`. */
+  consumer(metricName: ConsumerMetric, period = Duration.minutes(1)): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName,
+      statistic: cloudwatch.Stats.SUM,
+      period,
+      dimensionsMap: {
+        [METRIC_DIMENSION.service]: METRIC_SERVICE,
+        [METRIC_DIMENSION.queue]: this.queueArn,
+      },
+    });
+  }
+
+  /**
+   * A consumer count kept by reason (BY_REASON), one line per reason that occurred. A search,
+   * so a reason is shown without being listed here; dashboards only (alarms take the total).
+   */
+  consumerByReason(metricName: ConsumerMetric, period = Duration.minutes(1)): cloudwatch.MathExpression {
+    const { service, queue, reason } = METRIC_DIMENSION;
+    return new cloudwatch.MathExpression({
+      expression:
+        `SEARCH('{${METRIC_NAMESPACE},${queue},${reason},${service}} MetricName="${metricName}" ` +
+        `${queue}="${this.queueArn}"', 'Sum', ${period.toSeconds()})`,
+      usingMetrics: {},
+      label: '',
+      period,
+    });
+  }
+
+  /** A metric the operations state machines publish (OPERATIONS_METRIC). */
+  operations(metricName: string, statistic: string, period = Duration.minutes(5)): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName,
+      statistic,
+      period,
+      dimensionsMap: { [METRIC_DIMENSION.queue]: this.queueArn },
+    });
+  }
+}

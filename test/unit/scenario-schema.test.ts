@@ -1,0 +1,411 @@
+/**
+ * Scenario files as users write them: checked against the one zod schema their TypeScript types
+ * derive from, every problem named with the file, its path in the file and the value given; the
+ * JSON Schema for editors, committed and current (`PQ_WRITE_SCENARIO_SCHEMA=1` rewrites it); and
+ * the fields users asked for (raw bodies, idempotency keys, the trial's and the breaker's
+ * settings, a floor for every count, the isolation trial in the report) as the rehearsal uses them.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { QUARANTINE_REASONS } from '../../lambdas/core/types';
+import { DEFAULT_SCENARIOS, SEED, SEED_VARIANT_VERIFIED } from '../../local/rehearsal/default-scenarios';
+import { IsolationWatch } from '../../local/rehearsal/isolation-watch';
+import type { Observed } from '../../local/rehearsal/observe';
+import type { IsolationView } from '../../local/rehearsal/pipeline-probe';
+import { jsonReport, ran, textReport } from '../../local/rehearsal/report';
+import type { ScenarioRun } from '../../local/rehearsal/run-scenario';
+import {
+  ledgerKeyOf,
+  messageBody,
+  parseScenarios,
+  type Scenario,
+  type ScenarioMessage,
+} from '../../local/rehearsal/scenario';
+import { SCENARIO_JSON_SCHEMA_FILE, scenarioJsonSchema } from '../../local/rehearsal/scenario-schema';
+
+const root = path.join(__dirname, '..', '..');
+const seed = () => JSON.parse(JSON.stringify(SEED)) as Record<string, unknown>;
+
+/** The problems of a scenario file, one a line; '' when it is valid. */
+function problems(file: unknown): string {
+  try {
+    parseScenarios(file, 'mine.json');
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return '';
+}
+
+const withMessages = (messages: unknown, more: Record<string, unknown> = {}) => ({
+  ...seed(),
+  messages,
+  expected: { ...(SEED.expected as object), noHumanNeededFor: [] },
+  ...more,
+});
+
+describe('the JSON Schema for editors', () => {
+  it('is the committed one, generated from the zod schema', () => {
+    // Prepare
+    const generated = scenarioJsonSchema();
+    const committed = JSON.parse(readFileSync(SCENARIO_JSON_SCHEMA_FILE, 'utf8'));
+    if (process.env.PQ_WRITE_SCENARIO_SCHEMA === '1') {
+      writeFileSync(SCENARIO_JSON_SCHEMA_FILE, JSON.stringify(generated));
+      // Written as biome formats JSON, so `npm run lint` stays quiet.
+      execFileSync(path.join(root, 'node_modules', '.bin', 'biome'), [
+        'format',
+        '--write',
+        SCENARIO_JSON_SCHEMA_FILE,
+      ]);
+      return;
+    }
+    // Assess
+    expect(committed).toStrictEqual(generated);
+  });
+
+  it('describes one scenario or a non-empty array of them, every field with its type', () => {
+    const schema = scenarioJsonSchema() as {
+      anyOf: unknown[];
+      definitions: { scenario: { properties: Record<string, unknown>; required: string[] } };
+    };
+    expect(schema.anyOf).toStrictEqual([
+      { $ref: '#/definitions/scenario' },
+      { minItems: 1, type: 'array', items: { $ref: '#/definitions/scenario' } },
+    ]);
+    expect(schema.definitions.scenario.required).toStrictEqual([
+      'name',
+      'messages',
+      'limit',
+      'batchSize',
+      'inFlight',
+      'environments',
+      'consumerTimeoutSeconds',
+      'expected',
+    ]);
+    expect(Object.keys(schema.definitions.scenario.properties)).toEqual(
+      expect.arrayContaining([
+        '$schema',
+        'isolationTrialMessages',
+        'breakerMaxCooldownSeconds',
+        'outageWindowSeconds',
+      ]),
+    );
+  });
+});
+
+describe('a scenario file', () => {
+  it('given every default scenario as a file holds it, then it reads back exactly', () => {
+    const file = JSON.parse(JSON.stringify(DEFAULT_SCENARIOS));
+    expect(parseScenarios(file, 'defaults.json')).toStrictEqual(file);
+  });
+
+  it('given a $schema for the editor, then it is accepted', () => {
+    expect(problems({ $schema: './local/rehearsal/scenario.schema.json', ...seed() })).toBe('');
+  });
+
+  it('given bad fields, then one error naming the file, each path in it, what is wrong and the value given', () => {
+    // Prepare
+    const file = [
+      seed(),
+      {
+        ...seed(),
+        name: 'two',
+        limit: 0,
+        messages: [{ id: 'M1', behaviour: 'explode' }, ...(SEED.messages.slice(1) as unknown[])],
+        expected: { ...(SEED.expected as object), completed: '4', quarantineReasons: { melted: 1 } },
+        colour: 'red',
+      },
+    ];
+    // Act
+    const message = problems(file);
+    // Assess
+    expect(message).toBe(
+      [
+        'mine.json: invalid scenario:',
+        '  - [1].messages[0].behaviour must be one of succeed, succeed-with-external, slow, crash-in-parser, crash-before-external, crash-after-external, throw-transient, throw-permanent, throw-unknown, hang, external-then-keyed-then-crash (given "explode")',
+        '  - [1].limit must be a whole number from 1 to 100 (given 0)',
+        '  - [1].expected.completed must be a whole number from 0 to 100000 or {"atLeast": n} (given "4")',
+        `  - [1].expected.quarantineReasons.melted is not a quarantine reason (known: ${QUARANTINE_REASONS.join(', ')})`,
+        '  - [1].colour is not a known field (known: $schema, name, messages, limit, batchSize, inFlight, environments, consumerTimeoutSeconds, timeoutSeconds, messageKey, isolationTrialMessages, outageFailureThreshold, outageWindowSeconds, breakerCooldownSeconds, breakerMaxCooldownSeconds, breakerProbeWindowSeconds, outage, faults, operator, notes, expected)',
+      ].join('\n'),
+    );
+  });
+
+  it("given a value of the wrong kind in any field, then a sentence of ours, never the schema library's", () => {
+    // Prepare: every field of the scenario, a message, a fault, an operator step and the figures, given `true`.
+    const base = {
+      ...JSON.parse(JSON.stringify(SEED_VARIANT_VERIFIED)),
+      faults: [{ at: 'ledger.start', error: 'throttle' }],
+      outage: { startAfterMs: 0, durationMs: 1 },
+    };
+    const variants: Record<string, unknown>[] = [
+      ...Object.keys(base).map((field) => ({ ...base, [field]: true })),
+      ...['id', 'behaviour', 'times', 'idempotencyKey', 'body', 'bodyBase64'].map((field) => ({
+        ...base,
+        messages: [{ ...base.messages[0], [field]: true }],
+      })),
+      ...['at', 'error', 'times', 'message'].map((field) => ({
+        ...base,
+        faults: [{ ...base.faults[0], [field]: true }],
+      })),
+      ...['verify', 'decision', 'reason'].map((field) => ({
+        ...base,
+        operator: [{ ...base.operator[0], [field]: true }],
+      })),
+      ...Object.keys(base.expected).map((field) => ({
+        ...base,
+        expected: { ...base.expected, [field]: true },
+      })),
+      ...['startAfterMs', 'durationMs'].map((field) => ({
+        ...base,
+        outage: { ...base.outage, [field]: true },
+      })),
+      ...['quarantineReasons', 'externalRequests'].map((field) => ({
+        ...base,
+        expected: { ...base.expected, [field]: { M3: true } },
+      })),
+    ];
+    // Act
+    const lines = variants.flatMap((variant) => problems(variant).split('\n').slice(1));
+    // Assess
+    expect(lines.length).toBeGreaterThanOrEqual(variants.length);
+    expect(
+      lines.filter(
+        (line) => !/^ {2}- [\w$.[\]]+ \S/.test(line) || /Invalid input|expected \w+, received/.test(line),
+      ),
+    ).toStrictEqual([]);
+  });
+});
+
+describe("a scenario's messages", () => {
+  const raw = (message: Record<string, unknown>) => ({ id: 'R1', ...message }) as ScenarioMessage;
+
+  it('given a demo message, then its body is the JSON order the demo worker reads, its idempotency key with it', () => {
+    expect(messageBody({ id: 'M3', behaviour: 'crash-after-external', times: 1 })).toBe(
+      '{"id":"M3","behaviour":"crash-after-external","times":1}',
+    );
+    expect(messageBody({ id: 'K1', behaviour: 'succeed-with-external', idempotencyKey: 'order-7' })).toBe(
+      '{"id":"K1","behaviour":"succeed-with-external","idempotencyKey":"order-7"}',
+    );
+  });
+
+  it('given a raw body, as text or as base64, then it is sent exactly', () => {
+    expect(messageBody(raw({ body: 'not json \u00e9\t' }))).toBe('not json \u00e9\t');
+    expect(messageBody(raw({ bodyBase64: Buffer.from('{"id":"x"}\r\n').toString('base64') }))).toBe(
+      '{"id":"x"}\r\n',
+    );
+  });
+
+  it('given raw bodies, then the ledger key is what the consumer computes from them', () => {
+    const byId = { messageKey: 'id' } as Scenario;
+    expect(ledgerKeyOf(byId, raw({ body: '{"id":"order-1"}' }), 'sqs-1')).toBe('order-1');
+    expect(ledgerKeyOf(byId, raw({ body: 'plain text' }), 'sqs-2')).toBe('sqs-2');
+    expect(ledgerKeyOf(byId, { id: 'M1', behaviour: 'succeed' }, 'sqs-3')).toBe('M1');
+    expect(ledgerKeyOf({} as Scenario, raw({ body: '{"id":"order-1"}' }), 'sqs-4')).toBe('sqs-4');
+  });
+
+  it('given raw bodies and keys, then a valid file reads them', () => {
+    const messages = [
+      { id: 'T1', body: 'hello' },
+      { id: 'B1', bodyBase64: Buffer.from('{"behaviour":"throw-permanent"}').toString('base64') },
+      { id: 'K1', behaviour: 'succeed-with-external', idempotencyKey: 'order-7' },
+    ];
+    expect(problems(withMessages(messages))).toBe('');
+  });
+
+  it('given a body SQS would refuse or alter, or a body beside a behaviour, then each is named', () => {
+    // Prepare
+    const messages = [
+      { id: 'A', behaviour: 'succeed', body: 'x' },
+      { id: 'B' },
+      { id: 'C', body: 'x', times: 2 },
+      { id: 'K', behaviour: 'succeed', idempotencyKey: 'k' },
+      { id: 'D', bodyBase64: Buffer.from([0xff, 0xfe]).toString('base64') },
+      { id: 'E', bodyBase64: 'not base64!' },
+      { id: 'F', body: 'bell \u0007' },
+      { id: 'G', body: 'x'.repeat(1_048_577) },
+    ];
+    // Act
+    const message = problems(withMessages(messages));
+    // Assess
+    expect(message.split('\n').slice(1)).toStrictEqual([
+      '  - messages[0] gives behaviour and body: give one (a raw body says itself what the worker does)',
+      '  - messages[1] needs one of behaviour, body, bodyBase64',
+      '  - messages[2].times goes with behaviour, not with a raw body',
+      '  - messages[3].idempotencyKey goes with succeed-with-external or crash-after-external: succeed makes no call it would key',
+      '  - messages[4].bodyBase64 must decode to UTF-8: an SQS body is text, and other bytes would not arrive as they are',
+      '  - messages[5].bodyBase64 must be base64 (given "not base64!")',
+      '  - messages[6].body holds a character SQS refuses in a body (control characters but tab, LF, CR)',
+      "  - messages[7].body is 1048577 bytes: more than the queue's 1048576",
+    ]);
+  });
+
+  it('given two messages on one ledger item (the body\'s "id" as the key), then the second is named', () => {
+    const messages = [
+      { id: 'A', body: '{"id":"B"}' },
+      { id: 'B', behaviour: 'succeed' },
+    ];
+    expect(problems(withMessages(messages, { messageKey: 'id' }))).toContain(
+      'messages[1] has the message key of messages[0] ("B"): one ledger item cannot be judged as two messages',
+    );
+  });
+});
+
+describe("a scenario's settings", () => {
+  it('given the isolation trial, the outage detection and every breaker timing, then they are read', () => {
+    const settings = {
+      isolationTrialMessages: 5,
+      outageFailureThreshold: 2,
+      outageWindowSeconds: 10,
+      breakerCooldownSeconds: 5,
+      breakerMaxCooldownSeconds: 40,
+      breakerProbeWindowSeconds: 3,
+    };
+    const [scenario] = parseScenarios({ ...seed(), ...settings }, 'mine.json');
+    expect(scenario).toMatchObject(settings);
+  });
+
+  it('given a cool-down cap below the cool-down (or its default), then it is named', () => {
+    expect(problems({ ...seed(), breakerCooldownSeconds: 10, breakerMaxCooldownSeconds: 5 })).toContain(
+      'breakerMaxCooldownSeconds must be at least breakerCooldownSeconds (given 5, breakerCooldownSeconds 10)',
+    );
+    expect(problems({ ...seed(), breakerMaxCooldownSeconds: 30 })).toContain(
+      '(given 30, breakerCooldownSeconds 60)',
+    );
+    expect(problems({ ...seed(), isolationTrialMessages: 0, outageFailureThreshold: 1 })).toContain(
+      'isolationTrialMessages must be a whole number from 1 to 10000 (given 0)',
+    );
+  });
+
+  it('given a floor for every count, then each is read', () => {
+    const floor = { atLeast: 1 };
+    const expected = {
+      attemptsStarted: floor,
+      completed: floor,
+      quarantined: floor,
+      leftInQueue: floor,
+      quarantineReasons: { 'crash-limit': floor },
+      externalRequests: { M3: floor },
+      charged: floor,
+      pauses: floor,
+      quarantineStatuses: { open: floor },
+      replays: { M3: floor },
+      executions: { SUCCEEDED: floor },
+    };
+    const file = {
+      ...JSON.parse(JSON.stringify(SEED_VARIANT_VERIFIED)),
+      expected: { ...expected, afterOperator: expected },
+    };
+    expect(problems(file)).toBe('');
+  });
+});
+
+describe('the judge and the report', () => {
+  const observed: Observed = {
+    attemptsStarted: 7,
+    completed: 5,
+    quarantined: 1,
+    leftInQueue: 0,
+    quarantineReasons: { 'crash-limit': 1 },
+    externalRequests: {},
+    callsPerHealthyMessage: null,
+    roundTripsBeforeWork: null,
+    healthyMessages: [],
+    completedWithoutPerson: ['M1'],
+    quarantine: [],
+    messages: [],
+  };
+  const runOf = (scenario: Scenario, seen: Observed = observed): ScenarioRun => ({
+    scenario,
+    observed: seen,
+    settlement: {
+      settled: true,
+      timeoutSeconds: 60,
+      unsettled: [],
+      queue: { visible: 0, inFlight: 0, delayed: 0, total: 0 },
+    },
+    startupMs: 1000,
+    runMs: 2000,
+  });
+
+  it('given floors, then a figure at or above passes and one below fails', () => {
+    // Prepare
+    const scenario = {
+      ...SEED,
+      expected: {
+        ...SEED.expected,
+        completed: { atLeast: 5 },
+        quarantined: { atLeast: 2 },
+        noHumanNeededFor: [],
+      },
+    };
+    // Act
+    const result = ran(runOf(scenario));
+    // Assess
+    const checks = result.kind === 'ran' ? result.verdict.checks : [];
+    expect(checks.filter((check) => ['completed', 'quarantined'].includes(check.figure))).toStrictEqual([
+      { figure: 'completed', expected: '>= 5', observed: '5', pass: true },
+      { figure: 'quarantined', expected: '>= 2', observed: '1', pass: false },
+    ]);
+  });
+
+  it('given isolation trials seen, then the report shows when each started, restarted and ended', async () => {
+    // Prepare: the isolation item as the control table holds it, read when the watch reads it.
+    const sent = 1_000_000;
+    let clock = sent;
+    let item: IsolationView | undefined;
+    const watch = IsolationWatch.start({ inFlight: 4 }, { isolation: async () => item }, () => clock);
+    await watch?.stop();
+    const look = async (at: number, next: IsolationView | undefined) => {
+      clock = sent + at;
+      item = next;
+      return watch?.trialsSince(sent);
+    };
+    // Act
+    await look(500, undefined);
+    await look(1_300, { active: true, startedAt: sent + 1_200, reason: 'unattributable-crash' });
+    await look(2_100, { active: true, startedAt: sent + 2_000, reason: 'unattributable-crash' });
+    await look(4_100, { active: false, startedAt: sent + 2_000, reason: 'unattributable-crash' });
+    const trials = await look(6_100, {
+      active: false,
+      startedAt: sent + 6_000,
+      reason: 'unattributable-crash',
+    });
+    // Assess
+    expect(trials).toStrictEqual([
+      { startedAt: 1_200, reason: 'unattributable-crash', restartedAt: [2_000], endedBy: 4_100 },
+      { startedAt: 6_000, reason: 'unattributable-crash', restartedAt: [], endedBy: 6_100 },
+    ]);
+    const results = [ran(runOf(SEED, { ...observed, isolation: trials }))];
+    expect(JSON.parse(jsonReport(results, 3000)).scenarios[0].observed.isolation).toStrictEqual(trials);
+    const report = textReport(results, 3000);
+    expect(report).toContain(
+      [
+        '  isolation trials (ms from the first send; ends as first seen, reading the control table every 100 ms):',
+        '    started +1200 ms (unattributable-crash), restarted +2000 ms, ended by +4100 ms',
+        '    started +6000 ms (unattributable-crash), ended by +6100 ms',
+      ].join('\n'),
+    );
+  });
+
+  it('given a scenario with one record in flight per worker, then no trial is watched: none can start', () => {
+    expect(IsolationWatch.start({ inFlight: 1 }, { isolation: async () => undefined })).toBeUndefined();
+  });
+
+  it('given raw bodies, keys and settings, then the setup line says them', () => {
+    const scenario: Scenario = {
+      ...SEED,
+      messages: [
+        { id: 'T1', body: 'hello' },
+        { id: 'K1', behaviour: 'succeed-with-external', idempotencyKey: 'order-7' },
+      ],
+      isolationTrialMessages: 5,
+      breakerMaxCooldownSeconds: 120,
+    };
+    expect(textReport([ran(runOf(scenario))], 3000)).toContain(
+      '  T1 raw body (5 bytes), K1 succeed-with-external key "order-7"; batch size 1, 1 in flight per worker, 1 worker, ' +
+        'limit 3, consumer timeout 1 s (visibility 6 s), isolation trial 5 messages, breaker cool-down cap 120 s\n',
+    );
+  });
+});
