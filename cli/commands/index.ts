@@ -71,4 +71,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'count the open records again: repairs the count the consumer stops at (rule 11a)',
     load: async () => (await import('./recount')).recount,
   },
+  {
+    name: 'console',
+    summary: 'a web console on 127.0.0.1: overview, failure groups, records, the same actions',
+    load: async () => (await import('./console')).consoleCommand,
+  },
 ];
