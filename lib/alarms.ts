@@ -13,7 +13,6 @@ import { PipelineMetrics } from './metrics';
 import { OPERATIONS_METRIC } from './operations/protocol';
 
 // The state machines' metric steps (lib/operations/steps.ts) take the namespace from here.
-export { METRIC_NAMESPACE };
 
 export interface QuarantineAlarmsProps {
   readonly topic: sns.ITopic;

@@ -11,7 +11,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import { METRIC_NAMESPACE } from '../alarms';
+import { METRIC_NAMESPACE } from '../../contract/metrics';
 
 /** Step Functions names aws-sdk errors `<Service>.<Exception>`; DynamoDB's service part is `DynamoDb`. */
 export const CONDITION_FAILED = 'DynamoDb.ConditionalCheckFailedException';

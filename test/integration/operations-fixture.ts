@@ -16,9 +16,9 @@ import {
 import { SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
+import { METRIC_NAMESPACE } from '../../contract/metrics';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
 import type { StateMachineArns } from '../../lambdas/core/config';
-import { METRIC_NAMESPACE } from '../../lib/alarms';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
 import { type CfnTemplate, deployTemplate } from '../../local/deploy';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
