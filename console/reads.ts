@@ -10,6 +10,7 @@ import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
 import { sourceQueueMapping } from '../lambdas/adapters/deployment-lookup';
 import { QuarantineNotFoundError } from '../lambdas/adapters/errors';
 import type { ControlView } from '../lambdas/adapters/operator-control';
+import { type OldestMessageAge, oldestMessageAge } from '../lambdas/adapters/queue-age';
 import type { QueueDepth } from '../lambdas/adapters/source-queue';
 import { type FailureGroup, groupBySignature, matchesGroup } from '../lambdas/core/operator';
 import type { QuarantineRecord } from '../lambdas/core/quarantine-record';
@@ -27,6 +28,8 @@ export interface Overview {
   readonly functionName: string;
   readonly mapping: Awaited<ReturnType<typeof sourceQueueMapping>>;
   readonly queue: QueueDepth;
+  /** From CloudWatch, where SQS reports it; never fails the page (queue-age.ts). */
+  readonly oldestMessage: OldestMessageAge;
   readonly control: ControlView;
   readonly pauseRuns: readonly { readonly name: string; readonly status: string }[];
   /** Every unresolved record, whatever its age. */
@@ -36,11 +39,12 @@ export interface Overview {
 }
 
 /** The pipeline at a glance, as `pq status` reads it; the mapping is read afresh. */
-export async function readOverview(deployment: Deployment, since: Date): Promise<Overview> {
+export async function readOverview(deployment: Deployment, since: Date, now: Date): Promise<Overview> {
   const { config, functionName } = deployment;
-  const [mapping, queue, control, unresolved, recent] = await Promise.all([
+  const [mapping, queue, oldestMessage, control, unresolved, recent] = await Promise.all([
     sourceQueueMapping(deployment.clients.lambda, functionName, config.sourceQueueArn),
     deployment.queue.depth(),
+    oldestMessageAge(deployment.clients.cloudwatch, config.sourceQueueArn, now),
     deployment.controlItems.read(),
     listRecords(deployment, { statuses: UNRESOLVED }),
     listRecords(deployment, { statuses: ALL_STATUSES, since }),
@@ -51,7 +55,7 @@ export async function readOverview(deployment: Deployment, since: Date): Promise
     breaker === undefined || breaker.state === 'closed' || breaker.state === 'unreadable'
       ? []
       : await deployment.operations.pauseRuns(breaker.epoch);
-  return { functionName, mapping, queue, control, pauseRuns, unresolved, recent };
+  return { functionName, mapping, queue, oldestMessage, control, pauseRuns, unresolved, recent };
 }
 
 export interface RecordFilter {

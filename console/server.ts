@@ -59,8 +59,9 @@ export function consoleApp(deps: ConsoleDeps, keys: ConsoleKeys, port: number): 
     const requested = c.req.query('chart');
     const span: ChartSpan =
       requested !== undefined && requested in CHART_SPANS ? (requested as ChartSpan) : '24h';
-    const overview = await readOverview(deployment, chartStart(span, now()));
-    return c.html(page(frame('Overview', 'overview'), overviewPage(overview, span, now())));
+    const at = now();
+    const overview = await readOverview(deployment, chartStart(span, at), at);
+    return c.html(page(frame('Overview', 'overview'), overviewPage(overview, span, at)));
   });
 
   app.get('/groups', async (c) =>

@@ -175,9 +175,10 @@ export class PoisonQuarantine extends Construct {
   /**
    * Lets an operator (a role, user or group) run every `pq` command and nothing more: exactly the
    * calls the CLI makes (cli/deployment.ts and the adapters it builds), each on its own resource.
-   * Two cannot be narrowed and are acknowledged for cdk-nag on the grantee's policy: task answers
-   * (states:SendTaskSuccess) and listing the consumer's mappings take Resource "*". That
-   * acknowledgement is by finding id, so it also covers other `*` grants of the same principal.
+   * Three cannot be narrowed and are acknowledged for cdk-nag on the grantee's policy: task
+   * answers (states:SendTaskSuccess), listing the consumer's mappings and reading the queue's
+   * oldest message age (cloudwatch:GetMetricData) take Resource "*". That acknowledgement is by
+   * finding id, so it also covers other `*` grants of the same principal.
    */
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
     const grant = [
@@ -228,6 +229,9 @@ export class PoisonQuarantine extends Construct {
       }),
       // replay sends the exact body back; status reads the queue's depth.
       this.queue.grant(grantee, 'sqs:SendMessage', 'sqs:GetQueueAttributes'),
+      // status and the console show the age of the queue's oldest message, which SQS reports to
+      // CloudWatch only. GetMetricData supports no resource-level permissions.
+      iam.Grant.addToPrincipal({ grantee, actions: ['cloudwatch:GetMetricData'], resourceArns: ['*'] }),
     ];
     // A queue the user brought may be encrypted with their own key, which a sender needs.
     const key = this.queue.encryptionMasterKey;
@@ -274,7 +278,8 @@ export class PoisonQuarantine extends Construct {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
           'states:SendTaskSuccess cannot be scoped to a state machine in IAM (the task token is the ' +
-          'credential), and lambda:ListEventSourceMappings supports no resource-level permissions.',
+          'credential); lambda:ListEventSourceMappings and cloudwatch:GetMetricData (the age of the ' +
+          "queue's oldest message) support no resource-level permissions.",
       },
       {
         id: this.quarantineObjectsFinding(),

@@ -5,6 +5,12 @@ import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import type { Item } from '../../lambdas/adapters/attribute-values';
 import { BREAKER_READ_ATTRIBUTES } from '../../lambdas/adapters/control-items';
 import type { ControlView } from '../../lambdas/adapters/operator-control';
+import {
+  AGE_LOOKBACK_MINUTES,
+  type OldestMessageAge,
+  oldestMessageAge,
+} from '../../lambdas/adapters/queue-age';
+import type { QueueDepth } from '../../lambdas/adapters/source-queue';
 import type { UnreadableBreaker } from '../../lambdas/core/breaker';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { Command, CommandContext } from '../command';
@@ -27,7 +33,9 @@ Usage: pq status [--function NAME] [--json]
 
 Shows:
   Mapping     the event source mapping: Enabled = consuming; Disabled = paused (breaker or a person)
-  Queue       messages visible (waiting), in flight (being worked on), delayed (backing off)
+  Queue       messages visible (waiting), in flight (being worked on), delayed (backing off);
+              Oldest message: its age, CloudWatch's latest 1-minute maximum of the last
+              ${AGE_LOOKBACK_MINUTES} minutes (SQS reports it nowhere else; needs cloudwatch:GetMetricData)
   Breaker     closed = normal; open = paused after an outage or a stop condition (reason, epoch);
               half-open = probing. "waiting for operator" = run pq resume or pq hold. The pause
               execution driving it, or NO PAUSE EXECUTION RUNNING: then pq resume (or pq hold)
@@ -40,13 +48,16 @@ Shows:
               pq replay ID --resume (pq list --status replaying shows the ids)
 
 --json prints the same as one document for scripts: breaker.state is closed, open, half-open or
-unreadable (breaker.breaker holds the item as read; absent while the breaker never opened).
+unreadable (breaker.breaker holds the item as read; absent while the breaker never opened);
+queue.oldestMessageAgeSeconds is null when CloudWatch has no datapoint, and also when it could
+not be read, which queue.oldestMessageAgeProblem then says.
 
 Next: pq list --group`,
   async run(context: CommandContext) {
     const deployment = await context.deployment();
-    const [queue, control, records] = await Promise.all([
+    const [depth, age, control, records] = await Promise.all([
       deployment.queue.depth(),
+      oldestMessageAge(deployment.clients.cloudwatch, deployment.config.sourceQueueArn, context.now()),
       deployment.controlItems.read(),
       Promise.all(UNRESOLVED.map((state) => deployment.records.list({ status: state }))),
     ]);
@@ -60,7 +71,7 @@ Next: pq list --group`,
     const json = {
       function: deployment.functionName,
       mapping: deployment.mapping ?? null,
-      queue,
+      queue: { ...depth, ...ageFields(age) },
       // The state at the top, for scripts: a breaker that never opened has no item, and is closed.
       breaker: { state: breaker?.state ?? BREAKER_STATE.closed, ...control.breaker },
       pauseRuns,
@@ -68,7 +79,7 @@ Next: pq list --group`,
       replay: control.freeze,
       unresolvedRecords: byReason,
     };
-    return { json, text: render(deployment, queue, control, pauseRuns, byReason) };
+    return { json, text: render(deployment, { depth, age }, control, pauseRuns, byReason) };
   },
 };
 
@@ -99,9 +110,46 @@ function countByReason(records: readonly QuarantineRecord[]): ReasonCount[] {
   return [...counts.values()].sort((a, b) => a.reason.localeCompare(b.reason));
 }
 
+function ageFields(age: OldestMessageAge) {
+  return {
+    oldestMessageAgeSeconds: age.kind === 'reported' ? age.seconds : null,
+    ...(age.kind === 'unreadable' ? { oldestMessageAgeProblem: age.problem } : {}),
+  };
+}
+
+/** The age as a person reads it; the console shows the same words. */
+export function describeOldestMessageAge(age: OldestMessageAge): string {
+  switch (age.kind) {
+    case 'reported':
+      return `${duration(age.seconds)} (CloudWatch, 1-minute maximum at ${age.at.slice(11, 16)} UTC)`;
+    case 'not-reported':
+      return `not reported in the last ${AGE_LOOKBACK_MINUTES} minutes: SQS publishes it to CloudWatch every minute while the queue holds a message; the local AWS publishes none`;
+    case 'unreadable':
+      return `not read from CloudWatch (pq reads it with cloudwatch:GetMetricData): ${age.problem}`;
+  }
+}
+
+/** `42 s`, `4 min 12 s`, `3 h`, `2 d 7 h`: the two largest units, a zero second one left out. */
+function duration(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.floor(totalSeconds));
+  const parts = [
+    [Math.floor(seconds / 86_400), 'd'],
+    [Math.floor(seconds / 3_600) % 24, 'h'],
+    [Math.floor(seconds / 60) % 60, 'min'],
+    [seconds % 60, 's'],
+  ] as const;
+  const first = parts.findIndex(([value]) => value > 0);
+  if (first === -1) return '0 s';
+  return parts
+    .slice(first, first + 2)
+    .filter(([value], index) => index === 0 || value > 0)
+    .map(([value, unit]) => `${value} ${unit}`)
+    .join(' ');
+}
+
 function render(
   deployment: Deployment,
-  queue: { visible: number; inFlight: number; delayed: number },
+  queue: { readonly depth: QueueDepth; readonly age: OldestMessageAge },
   control: ControlView,
   pauseRuns: readonly PauseRun[],
   byReason: readonly ReasonCount[],
@@ -115,7 +163,11 @@ function render(
         ? `${mapping.state} (batch size ${mapping.batchSize ?? '-'}, max concurrency ${mapping.maximumConcurrency ?? '-'}, uuid ${mapping.uuid})`
         : 'no event source mapping found for this function',
     ],
-    ['Queue', `${queue.visible} visible, ${queue.inFlight} in flight, ${queue.delayed} delayed`],
+    [
+      'Queue',
+      `${queue.depth.visible} visible, ${queue.depth.inFlight} in flight, ${queue.depth.delayed} delayed`,
+    ],
+    ['Oldest message', describeOldestMessageAge(queue.age)],
     ['Breaker', describeBreaker(control, pauseRuns)],
     ['Isolation', describeIsolation(control)],
     ['Replay', describeFreeze(control)],

@@ -4,6 +4,7 @@
  * oldest first. The words follow `pq status`.
  */
 import { html } from 'hono/html';
+import { describeOldestMessageAge } from '../../cli/commands/status';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import type { BreakerView } from '../../lambdas/adapters/operator-control';
 import type { Overview } from '../reads';
@@ -21,10 +22,7 @@ export function overviewPage(overview: Overview, span: ChartSpan, now: Date): Ht
       'Queue',
       `${overview.queue.visible} visible, ${overview.queue.inFlight} in flight, ${overview.queue.delayed} delayed`,
     ],
-    [
-      'Oldest message',
-      html`<span class="muted">SQS reports its age to CloudWatch only: the OldestMessageAge alarm watches it</span>`,
-    ],
+    ['Oldest message', oldestMessage(overview)],
     ['Breaker', breaker(overview, now)],
     ['Isolation trial', isolation(overview, now)],
     ['Replay', freeze(overview, now)],
@@ -52,6 +50,12 @@ function mapping({ mapping }: Overview): Html {
   if (!mapping) return html`no event source mapping found for this function`;
   return html`<strong>${mapping.state}</strong>
     <span class="muted">(batch size ${mapping.batchSize ?? '-'}, max concurrency ${mapping.maximumConcurrency ?? '-'}, uuid ${mapping.uuid})</span>`;
+}
+
+/** A reading that is not an age (none reported, or CloudWatch refused) is muted: it is no alarm. */
+function oldestMessage({ oldestMessage: age }: Overview): Html {
+  const words = describeOldestMessageAge(age);
+  return age.kind === 'reported' ? html`${words}` : html`<span class="muted">${words}</span>`;
 }
 
 function breaker({ control, pauseRuns }: Overview, now: Date): Html {

@@ -501,6 +501,8 @@ describe('PoisonQuarantine options', () => {
       's3:ListBucket': ['PipelineQuarantineContent'],
       'sqs:SendMessage': ['PipelineSource'],
       'sqs:GetQueueAttributes': ['PipelineSource'],
+      // status and the console: the age of the queue's oldest message, reported to CloudWatch only.
+      'cloudwatch:GetMetricData': ['*'],
       'states:SendTaskSuccess': ['*'],
       'lambda:GetFunctionConfiguration': ['PipelineConsumer'],
       'lambda:ListEventSourceMappings': ['*'],

@@ -154,6 +154,10 @@ describe('the pages', () => {
     // Assess
     expect(consumption).toMatch(/Mapping\s+Disabled/);
     expect(consumption).toMatch(/Queue\s+\d+ visible, \d+ in flight, \d+ delayed/);
+    // Read from the local AWS's CloudWatch (not refused), where nothing publishes SQS's metrics.
+    expect(consumption).toMatch(
+      /Oldest message\s+not reported in the last 5 minutes: .*the local AWS publishes none/,
+    );
     expect(consumption).toMatch(
       /Breaker\s+OPEN since .*reason quarantine-capacity.*STOP: no automatic resume/s,
     );

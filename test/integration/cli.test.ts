@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/run';
@@ -75,6 +76,9 @@ describe('pq status', () => {
     expect({ code, stderr }).toStrictEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(/^Mapping: +Enabled \(batch size 10, max concurrency 2, uuid [0-9a-f-]+\)$/m);
     expect(stdout).toMatch(/^Queue: +0 visible, 0 in flight, 0 delayed$/m);
+    expect(stdout).toMatch(
+      /^Oldest message: +not reported in the last 5 minutes: SQS publishes it to CloudWatch every minute while the queue holds a message; the local AWS publishes none$/m,
+    );
     expect(stdout).toMatch(/^Breaker: +closed/m);
     expect(stdout).toMatch(/^Isolation: +off$/m);
     expect(stdout).toMatch(/^Replay: +allowed$/m);
@@ -91,16 +95,51 @@ describe('pq status', () => {
     expect(status).toMatchObject({
       function: cli.functionName,
       mapping: { state: 'Enabled', batchSize: 10, maximumConcurrency: 2 },
-      queue: { visible: 0, inFlight: 0, delayed: 0 },
+      queue: { visible: 0, inFlight: 0, delayed: 0, oldestMessageAgeSeconds: null },
       breaker: { state: 'closed', waitingForOperator: false },
       replay: { frozen: false },
     });
+    expect(status.queue).not.toHaveProperty('oldestMessageAgeProblem');
     expect(status.unresolvedRecords).toEqual(
       expect.arrayContaining([
         { reason: 'crash-limit', open: expect.any(Number), awaitingOperator: 0, replaying: 0 },
         { reason: 'outcome-unknown', open: 0, awaitingOperator: expect.any(Number), replaying: 0 },
       ]),
     );
+  });
+
+  it("given SQS published the age of the queue's oldest message, then its latest 1-minute maximum, text and JSON", async () => {
+    // Prepare: what SQS publishes every minute (the local AWS publishes none of its own).
+    const queueName = cli.pipeline.names.sourceQueueArn.split(':').at(-1);
+    await (await cli.pipeline.clients.cloudwatch()).send(
+      new PutMetricDataCommand({
+        Namespace: 'AWS/SQS',
+        MetricData: [
+          {
+            MetricName: 'ApproximateAgeOfOldestMessage',
+            Dimensions: [{ Name: 'QueueName', Value: queueName }],
+            Value: 3_725,
+            Unit: 'Seconds',
+            Timestamp: new Date(Date.now() - 20_000),
+          },
+        ],
+      }),
+    );
+
+    // Act
+    const text = await cli.run('status');
+    const json = await cli.run('status', '--json');
+
+    // Assess
+    expect(text.stdout).toMatch(
+      /^Oldest message: +1 h 2 min \(CloudWatch, 1-minute maximum at \d\d:\d\d UTC\)$/m,
+    );
+    expect(JSON.parse(json.stdout).queue).toStrictEqual({
+      visible: 0,
+      inFlight: 0,
+      delayed: 0,
+      oldestMessageAgeSeconds: 3_725,
+    });
   });
 });
 
