@@ -28,11 +28,13 @@ import { processRecord, type RecordOutcome, type RecordSession } from './record-
 import { onLastReceive, returnAfter, returnedOnError, staysInQueue } from './record-outcome';
 import type { ShareWindow } from './share-window';
 import { holdWhileUnreadable } from './unreadable-breaker';
+import type { UnrecordedFailures } from './unrecorded-failures';
 import { quarantineUnrun } from './unrun-quarantine';
 
 export interface BatchState {
   readonly cache: ControlCache;
   readonly shares: ShareWindow;
+  readonly unrecorded: UnrecordedFailures;
   /** The longest a record has taken in this execution environment, in ms (the time guard). */
   longestRecordMs: number;
   /** When this environment last checked that an open breaker's pause runs (epoch ms). */
@@ -55,7 +57,7 @@ export async function handleBatch(
 ): Promise<SQSBatchResponse> {
   const snapshot = await currentControl(state.cache);
   if (snapshot.breaker?.state === 'unreadable')
-    return holdWhileUnreadable(deps, state.shares, snapshot.breaker, event.Records);
+    return holdWhileUnreadable(deps, state, snapshot.breaker, event.Records);
   const breaker = snapshot.breaker;
   const holding = holdingBreaker(breaker);
   let records = event.Records;
@@ -78,6 +80,7 @@ export async function handleBatch(
   let isolationActive = snapshot.isolation?.active === true;
   const session: RecordSession = {
     shares: state.shares,
+    unrecorded: state.unrecorded,
     probing: probesTheWindow(breaker),
     isolationActive: () => isolationActive,
     paused: () => paused !== undefined,

@@ -111,13 +111,18 @@ async function carryOut(
       return { kind: 'retry', delaySeconds: decision.retryInSeconds };
     case 'outcome-unknown':
       // A person checks the outside system whatever happens; the event may also reveal an outage.
-      if (await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'transient' }))
+      if (
+        await reportFailureEvent(deps, session.unrecorded, { key: decision.failureEvent, kind: 'transient' })
+      )
         session.pause('outage');
       return quarantined(deps, session, record, previous, 'outcome-unknown', 0);
     case 'quarantine':
     case 'proceed': {
       if (decision.crash !== 'none' && decision.failureEvent) {
-        const paused = await reportFailureEvent(deps, { key: decision.failureEvent, kind: 'crash' });
+        const paused = await reportFailureEvent(deps, session.unrecorded, {
+          key: decision.failureEvent,
+          kind: 'crash',
+        });
         const probeFailed = session.probing && !isPoisonSuspect(previous, 'crash');
         if (probeFailed) await deps.control.recordProbe(probeFailureKind(previous));
         if (paused) {
@@ -177,7 +182,8 @@ async function startReportingOutage(
     });
     const event = { key: failureEventForMessage(attempt.key), kind: 'transient' as const };
     if (session.probing) await deps.control.recordProbe('failure');
-    if ((await reportFailureEvent(deps, event)) || session.probing) session.pause('outage');
+    if ((await reportFailureEvent(deps, session.unrecorded, event)) || session.probing)
+      session.pause('outage');
     return { kind: 'returned', why: 'ledger-unavailable' };
   }
 }

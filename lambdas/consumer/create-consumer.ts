@@ -23,6 +23,7 @@ import { EmfMetrics, loggingFailures } from './metrics';
 import type { ConsumerPorts } from './ports';
 import { ShareWindow } from './share-window';
 import type { ProcessorModule } from './types';
+import { UnrecordedFailures } from './unrecorded-failures';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -91,6 +92,7 @@ export function consumerHandler(deps: ConsumerDeps): SqsHandler {
   const state = {
     cache: new ControlCache(counted.control, config.controlCacheSeconds * 1000, deps.now),
     shares: new ShareWindow(config.policy),
+    unrecorded: new UnrecordedFailures(),
     longestRecordMs: 0,
     pauseCheckedAt: Number.NEGATIVE_INFINITY,
   };

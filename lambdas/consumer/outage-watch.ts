@@ -8,23 +8,32 @@
 import { type PauseReason, pauseWaitsForOperator } from '../core/breaker';
 import { evaluateOutage } from '../core/outage';
 import type { ConsumerDeps } from './deps';
+import type { UnrecordedFailures } from './unrecorded-failures';
 
 /** Records one failure event; returns true when consumption is (now) paused. */
 export async function reportFailureEvent(
   deps: ConsumerDeps,
+  unrecorded: UnrecordedFailures,
   event: { readonly key: string; readonly kind: 'transient' | 'crash' },
 ): Promise<boolean> {
   const now = deps.now();
   const { policy } = deps.config;
-  await deps.control.recordFailureEvent({
-    key: event.key,
-    kind: event.kind,
-    at: now,
-    eventId: deps.newId(),
-    expiresAt: Math.floor(now.getTime() / 1000) + policy.outageWindowSeconds * 10,
-  });
-  const since = new Date(now.getTime() - policy.outageWindowSeconds * 1000);
-  const verdict = evaluateOutage(await deps.control.failuresSince(since), now.getTime(), policy);
+  try {
+    await deps.control.recordFailureEvent({
+      key: event.key,
+      kind: event.kind,
+      at: now,
+      eventId: deps.newId(),
+      expiresAt: Math.floor(now.getTime() / 1000) + policy.outageWindowSeconds * 10,
+    });
+  } catch (error) {
+    // Still evidence: the next event this environment judges counts it. The record goes back.
+    unrecorded.remember({ key: event.key, at: now.getTime() });
+    throw error;
+  }
+  const since = now.getTime() - policy.outageWindowSeconds * 1000;
+  const recorded = await deps.control.failuresSince(new Date(since));
+  const verdict = evaluateOutage([...recorded, ...unrecorded.since(since)], now.getTime(), policy);
   if (!verdict.trip) return false;
   deps.logger.warn('outage suspected: pausing consumption', {
     event: 'outage-detected',

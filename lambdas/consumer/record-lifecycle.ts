@@ -109,7 +109,7 @@ async function endWithError(
   if (decision.kind === 'outcome-unknown') {
     // Rule 7 too: a dependency hanging after requests pauses consumption; this message still
     // goes to a person, because its call may have happened.
-    if (await reportFailureEvent(deps, failureEvent)) session.pause('outage');
+    if (await reportFailureEvent(deps, session.unrecorded, failureEvent)) session.pause('outage');
     return quarantined(deps, session, record, { ...item, lastError: evidence }, 'outcome-unknown', 0, {
       error: evidence,
     });
@@ -124,7 +124,7 @@ async function endWithError(
       }),
     );
   if (decision.failureEvent) {
-    const paused = await reportFailureEvent(deps, failureEvent);
+    const paused = await reportFailureEvent(deps, session.unrecorded, failureEvent);
     // A half-open probe failing on a healthy message counts against the dependency (with no
     // success in the window the breaker reopens), and the message must not spend its budget on
     // the same outage.

@@ -8,6 +8,7 @@ import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
 import { type QuarantineRequest, quarantineMessage } from './quarantine-step';
 import type { ShareWindow } from './share-window';
+import type { UnrecordedFailures } from './unrecorded-failures';
 
 export type RecordOutcome =
   | { readonly kind: 'completed' }
@@ -20,6 +21,8 @@ export type RecordOutcome =
 /** What one invocation knows about the control state and shares between its records. */
 export interface RecordSession {
   readonly shares: ShareWindow;
+  /** Failure events this environment could not record: still its evidence of an outage. */
+  readonly unrecorded: UnrecordedFailures;
   /** The breaker is half-open: this batch is the probe; its outcomes are reported. */
   readonly probing: boolean;
   /** An isolation trial runs: at the batch's start, or since a crash this batch discovered. */

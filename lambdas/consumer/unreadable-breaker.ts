@@ -16,12 +16,14 @@ import {
   returnedOnError,
   staysInQueue,
 } from './record-outcome';
-import type { ShareWindow } from './share-window';
 import { quarantineUnrun } from './unrun-quarantine';
+
+/** What an execution environment keeps between its batches, that a stopped batch still uses. */
+type EnvironmentMemory = Pick<RecordSession, 'shares' | 'unrecorded'>;
 
 export async function holdWhileUnreadable(
   deps: ConsumerDeps,
-  shares: ShareWindow,
+  memory: EnvironmentMemory,
   breaker: UnreadableBreaker,
   records: readonly SQSRecord[],
 ): Promise<SQSBatchResponse> {
@@ -34,7 +36,7 @@ export async function holdWhileUnreadable(
   const held = records.filter((record) => !onLastReceive(deps, record));
   const wait = unreadableHoldSeconds(deps.config.breakerTimings);
   await Promise.all(held.map((record) => returnAfter(deps, record, wait)));
-  const session = stoppedSession(shares);
+  const session = stoppedSession(memory);
   const handedBack = [...held];
   for (const record of records.filter((candidate) => onLastReceive(deps, candidate))) {
     const outcome = await returnedOnError(deps, record, () =>
@@ -46,9 +48,10 @@ export async function holdWhileUnreadable(
 }
 
 /** Nothing runs in this batch: no probe, no trial, and a stop changes nothing. */
-function stoppedSession(shares: ShareWindow): RecordSession {
+function stoppedSession({ shares, unrecorded }: EnvironmentMemory): RecordSession {
   return {
     shares,
+    unrecorded,
     probing: false,
     isolationActive: () => false,
     paused: () => true,

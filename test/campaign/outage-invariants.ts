@@ -21,7 +21,8 @@
  * fails (it repeats for every later attempt; work past the function's timeout fails too) never
  * completes: alone in the queue it fails every
  * probe, like an outage, and reaches its last receive however few receives were wasted; it must
- * still never reach the backstop itself.
+ * still never reach the backstop itself. Receives an operator's resume let through while the
+ * outage lasted, before the consumer saw a failure again, are the operator's choice.
  */
 import { DEFAULTS } from '../../contract/defaults';
 import { WORLD_TIMEOUT_SECONDS } from '../world/world';
@@ -101,6 +102,7 @@ export function backstopFromOwnFailures({
         r.messageId === message.messageId &&
         r.wastedByOwn &&
         r.breaker === 'closed' &&
+        !closedByOperator(trace, r) &&
         outageEvident(trace, r, rule),
     ).length;
     if (wasted > 0 && message.receiveCount - wasted < DEFAULTS.backstopMaxReceiveCount) {
@@ -140,5 +142,18 @@ function lastScriptFails(spec: MessageSpec): boolean {
       step.do === 'crash' ||
       (step.do === 'external' && step.result !== 'ok') ||
       (step.do === 'work' && step.ms >= WORLD_TIMEOUT_SECONDS * 1000),
+  );
+}
+
+/**
+ * The breaker stood closed at this receive because an operator resumed during the outage, and
+ * the consumer has seen no failure since: the receives of that first batch are the operator's
+ * choice, spent before the consumer could notice the outage again (it trips at the first one).
+ */
+function closedByOperator(trace: Trace, receive: { readonly seq: number }): boolean {
+  const closing = trace.closings.filter((candidate) => candidate.seq < receive.seq).at(-1);
+  if (closing === undefined || !closing.byOperator) return false;
+  return !trace.failures.some(
+    (failure) => failure.by === 'own' && failure.seq > closing.seq && failure.seq < receive.seq,
   );
 }

@@ -16,6 +16,7 @@
  */
 import type { Execution } from '../world/memory-operations';
 import type { World } from '../world/world';
+import type { Trace } from './trace';
 
 interface Running {
   readonly execution: Execution;
@@ -40,6 +41,7 @@ export class PauseModel {
   constructor(
     private readonly world: World,
     private readonly firstCooldownSeconds: number,
+    private readonly trace: Trace,
   ) {}
 
   /** Picks up new pause executions and runs every wait that is over by now. */
@@ -86,7 +88,7 @@ export class PauseModel {
       (candidate) => candidate.epoch === epoch && candidate.phase === 'awaiting-operator',
     );
     if (run === undefined || run.execution.status !== 'RUNNING') return false;
-    this.close(run);
+    this.close(run, true);
     return true;
   }
 
@@ -131,7 +133,7 @@ export class PauseModel {
       return;
     }
     // AfterDisable (or the stop's wait, refused once a resume is recorded).
-    if (this.running.has(run.execution.name) && this.resumeRecorded()) this.close(run);
+    if (this.running.has(run.execution.name) && this.resumeRecorded()) this.close(run, true);
   }
 
   /**
@@ -157,7 +159,7 @@ export class PauseModel {
       if (this.superseded(run)) return;
       if (run.phase === 'awaiting-operator' || this.world.clock.now() < run.until) return;
       // AfterCoolDown and AfterProbe read the operator's action first.
-      if (this.resumeRecorded()) this.close(run);
+      if (this.resumeRecorded()) this.close(run, true);
       else if (run.phase === 'cooling') this.halfOpen(run);
       else this.judgeProbe(run);
     }
@@ -229,7 +231,7 @@ export class PauseModel {
   private judgeProbe(run: Running): void {
     const { probeFailures = 0, probeSuccesses = 0 } = this.world.control.breaker ?? {};
     if (probeFailures === 0 || probeSuccesses > 0) {
-      this.close(run);
+      this.close(run, false);
       return;
     }
     run.cooldown = Math.min(run.cooldown * 2, run.maxCooldown);
@@ -241,10 +243,11 @@ export class PauseModel {
    * action); the next episode starts from the first cool-down. A newer epoch's run owns the
    * mapping: this one disables it again and steps aside.
    */
-  private close(run: Running): void {
+  private close(run: Running, byOperator: boolean): void {
     const breaker = this.world.control.breaker;
     this.mapping = breaker !== undefined && breaker.record.epoch > run.epoch ? 'disabled' : 'enabled';
     if (breaker !== undefined && breaker.record.epoch === run.epoch) {
+      this.trace.closings.push({ seq: this.trace.next(), byOperator });
       this.world.control.breaker = {
         record: {
           state: 'closed',

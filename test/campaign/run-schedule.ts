@@ -60,7 +60,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
   });
   const board = new FaultBoard(world.clock, trace, world.ledger);
   tapPorts(world, trace, plant);
-  const pause = new PauseModel(world, schedule.config.cooldownSeconds);
+  const pause = new PauseModel(world, schedule.config.cooldownSeconds, trace);
   const mapping = new Mapping(world, trace, pause, schedule.config);
   const sent = new Map<string, SentMessage>();
   const send = (spec: MessageSpec, messageId: string, attributes: Record<string, string> = {}) => {

@@ -96,6 +96,8 @@ export class Trace {
   readonly completed = new Set<string>();
   readonly lostCompletions = new Map<string, 'thrown' | 'crash'>();
   readonly limitByEnv = new Map<string, number>();
+  /** Each time a pause run closed the breaker: on the operator's resume, or on its probe's verdict. */
+  readonly closings: { readonly seq: number; readonly byOperator: boolean }[] = [];
   /** A tripped breaker that nothing drives back (rule 7/11), as found after the drain. */
   readonly breakerWithoutWayBack: string[] = [];
   /** Records waiting for a person that no answer could reach. */

@@ -162,6 +162,26 @@ describe("rule 7 sees our own and the outside system's outages", () => {
     expect([...world.operations.executions.keys()]).toEqual(['pause-1']);
     expect(world.queue.messages.size).toBe(4);
   });
+
+  it('given the control table refuses the failure events of an outage, then the environment still pauses on what it saw', async () => {
+    // Prepare: every start refused (the attempts table is down) and the first two failure events
+    // refused too; the shared window alone would hold 2 of the 3 keys the threshold needs.
+    const labels = ['M1', 'M2', 'M3', 'M4'];
+    const { world } = testWorld({
+      faults: [
+        { at: 'ledger.start', error: 'throttle', times: 1000 },
+        { at: 'control.recordFailureEvent', error: 'throttle', times: 2 },
+      ],
+    });
+    for (const label of labels) world.queue.send({ messageId: `id-${label}`, body: label });
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess: paused in this batch, not one receive later.
+    expect(world.control.breaker?.record.state).toBe('open');
+    expect(world.queue.messages.size).toBe(4);
+  });
 });
 
 describe('time and settle writes', () => {
