@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: the table; `npm run -s bench -- --json`: one JSON document (issue 10's
- * shape, with the parts not measured here left out and named in `notMeasured`).
- * `--only calls,scale` runs some sections; `--runs N` sets the cold-init runs (at least 20 for
- * a figure worth quoting).
+ * shape). `--only calls,scale` runs some sections; `--runs N` sets the cold-init runs (at least
+ * 20 for a figure worth quoting). The sections in the local AWS (outage, recovery, poison) take
+ * minutes: they say on stderr what they are doing.
  */
 import { formatReport } from './report';
 import { type BenchOptions, DEFAULT_OPTIONS, runBench, SECTIONS, type Section } from './run-bench';
@@ -21,7 +21,12 @@ function parseArgs(argv: readonly string[]): { json: boolean; options: BenchOpti
     throw new Error(`--runs must be a positive integer (given ${runs})`);
   return {
     json: argv.includes('--json'),
-    options: { ...DEFAULT_OPTIONS, only: only as Section[], coldInitRuns: runs },
+    options: {
+      ...DEFAULT_OPTIONS,
+      only: only as Section[],
+      coldInitRuns: runs,
+      progress: (line) => process.stderr.write(`${line}\n`),
+    },
   };
 }
 

@@ -1,10 +1,19 @@
 /** The bench report as a readable table for a terminal. */
 import { PATH_NAMES } from './calls/paths';
+import type { PipelineTimings } from './pipeline/timings';
 import type { BenchReport } from './run-bench';
 import { round, type Summary } from './stats';
 
 export function formatReport(report: BenchReport): string {
-  return [calls(report), coldInit(report), perMessage(report), scale(report), notMeasured(report)]
+  return [
+    calls(report),
+    coldInit(report),
+    perMessage(report),
+    scale(report),
+    outage(report),
+    recovery(report),
+    poison(report),
+  ]
     .filter((section) => section !== '')
     .join('\n\n');
 }
@@ -82,6 +91,71 @@ function scale(report: BenchReport): string {
   ].join('\n');
 }
 
-function notMeasured(report: BenchReport): string {
-  return `Not measured here: ${report.notMeasured.join(', ')}.`;
+function timings(used: PipelineTimings): string {
+  const scale = used.scale === 1 ? "the construct's defaults" : `the defaults scaled down ${used.scale}x`;
+  return (
+    `${scale}: consumer timeout ${used.consumerTimeoutSeconds} s, visibility ${used.visibilityTimeoutSeconds} s, ` +
+    `cool-down ${used.breakerCooldownSeconds} s (at most ${used.breakerMaxCooldownSeconds} s), ` +
+    `probe window ${used.breakerProbeSeconds} s`
+  );
+}
+
+function outage(report: BenchReport): string {
+  const { outage } = report;
+  if (!outage) return '';
+  const { native, poisonQuarantine: pq } = outage;
+  return [
+    `Outage, side by side (${outage.messages} messages; the outside system answers 503 for ${outage.outageSeconds} s, ` +
+      `longer than ${outage.nativeMaxReceiveCount} x the visibility timeout; ${timings(outage.timings)}):`,
+    table([
+      ['consumer', 'dead-lettered', 'quarantined', 'charged', 'external requests', 'drain s'],
+      [
+        `native redrive (maxReceiveCount ${outage.nativeMaxReceiveCount})`,
+        native.deadLettered,
+        '-',
+        '-',
+        native.externalRequests,
+        native.drainSeconds,
+      ],
+      [
+        'poison-quarantine',
+        pq.deadLettered,
+        pq.quarantined,
+        pq.charged,
+        pq.externalRequests,
+        pq.drainSeconds,
+      ],
+    ]),
+    "  drain: seconds from the dependency's return to an empty source queue (0: it was empty already).",
+  ].join('\n');
+}
+
+function recovery(report: BenchReport): string {
+  const { recovery } = report;
+  if (!recovery) return '';
+  const at = (seconds: number | null) => (seconds === null ? 'not seen' : `${seconds} s`);
+  const { timeline } = recovery;
+  return [
+    `Recovery (${recovery.messages} messages sent during an outage; the outside system back as the breaker trips; ` +
+      `${timings(recovery.timings)}):`,
+    `  backlog drained ${recovery.seconds} s after the return (goal: at most ${recovery.goalSeconds} s, ` +
+      `cool-down + probe window + 10 s): ${recovery.seconds <= recovery.goalSeconds ? 'met' : 'MISSED'}`,
+    `  after the return: mapping disabled ${at(timeline.mappingDisabled)}, probing from ` +
+      `${at(timeline.probeStarted)}, drained ${at(timeline.drained)}`,
+  ].join('\n');
+}
+
+function poison(report: BenchReport): string {
+  const { poison } = report;
+  if (!poison) return '';
+  const { healthyPerSecond } = poison;
+  return [
+    `Poison cost (${poison.healthyMessages} healthy messages, and at the same time the same with one beside ` +
+      `them that kills its worker on every attempt; ${timings(poison.timings)}):`,
+    `  healthy throughput ${healthyPerSecond.withPoison} msg/s with the poison message, ` +
+      `${healthyPerSecond.alone} alone: ratio ${poison.throughputRatio} (until the last healthy one completed; ` +
+      `${poison.healthyHeldBack} of them shared a batch the poison message crashed and waited a visibility timeout)`,
+    `  poison message quarantined (${poison.quarantineReason}) ${poison.quarantineSeconds} s after its first ` +
+      `delivery, after ${poison.crashes} crashes`,
+  ].join('\n');
 }
