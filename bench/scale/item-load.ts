@@ -4,7 +4,7 @@
  */
 export const PARTITION_LIMITS = { writeUnitsPerSecond: 1_000, readUnitsPerSecond: 3_000 } as const;
 
-export type HotItem = 'breaker' | 'isolation' | 'failureWindow' | 'capacityCount';
+export type HotItem = 'breaker' | 'isolation' | 'failureWindow' | 'openRecordsCounter';
 
 export interface ItemPeak {
   readonly peakWritesPerSecond: number;

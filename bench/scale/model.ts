@@ -11,7 +11,9 @@
  *   conditional write on it, winner or not);
  * - during an isolation trial every message that passes counts the trial down (one conditional
  *   write on the isolation item, counted or not);
- * - a quarantine counts the open records on the byStatus index (rule 11a), reading every entry.
+ * - a quarantine reads rule 11a's open-record counter (one strongly consistent GetItem), then
+ *   writes its record and `ADD 1` on the counter in one TransactWriteItems (2 units per item: the
+ *   counter's 2 land on that one item, the record's on its own key).
  * The state machine is abstracted: the mapping is disabled one poll after the trip, and closed
  * again after the cool-down if the outside system is back (the probe's footprint is 2
  * environments of batch 1, left out), else the cool-down doubles.
@@ -32,9 +34,11 @@ import { defaultPolicy } from '../../lambdas/core/types';
 import { type HotItem, ItemLoad, type ItemPeak } from './item-load';
 import type { ScaleScenario } from './scenario';
 
-const HOT_ITEMS: readonly HotItem[] = ['breaker', 'isolation', 'failureWindow', 'capacityCount'];
+const HOT_ITEMS: readonly HotItem[] = ['breaker', 'isolation', 'failureWindow', 'openRecordsCounter'];
 const READ_UNIT_BYTES = 4096;
 const STEP_MS = 10;
+/** A transactional write costs each of its items 2 units (prepare and commit), under 1 KB. */
+const TRANSACTION_UNITS_PER_ITEM = 2;
 
 export interface ScaleResult {
   readonly peakItemWritesPerSecond: number;
@@ -64,13 +68,10 @@ class ScaleModel {
   private windowSteps: [number, number][] = [];
   /** The latest events: enough for the verdict, since every event of the model has its own key. */
   private latestEvents: FailureEvent[] = [];
-  private openRecords: number;
   private messagesSeen = 0;
   private pausedAt?: number;
 
-  constructor(private readonly scenario: ScaleScenario) {
-    this.openRecords = scenario.openRecordsAtStart;
-  }
+  constructor(private readonly scenario: ScaleScenario) {}
 
   async run(): Promise<ScaleResult> {
     const environments = this.environments();
@@ -179,11 +180,10 @@ class ScaleModel {
     this.mappingDisabledAt = Number.POSITIVE_INFINITY;
   }
 
-  /** Rule 11a before each quarantine: a COUNT over every open entry of the index (eventually consistent). */
+  /** Rule 11a: the counter read (one unit, a few bytes), then its ADD inside the record's transaction. */
   private quarantine(): void {
-    const bytes = this.openRecords * this.scenario.indexEntryBytes;
-    this.load.read('capacityCount', this.now, Math.max(0.5, Math.ceil(bytes / READ_UNIT_BYTES) / 2));
-    this.openRecords += 1;
+    this.load.read('openRecordsCounter', this.now);
+    this.load.write('openRecordsCounter', this.now, TRANSACTION_UNITS_PER_ITEM);
   }
 
   private passTrialMessage(): void {

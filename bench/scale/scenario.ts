@@ -15,10 +15,6 @@ export interface ScaleScenario {
   readonly outage: { readonly from: number; readonly to: number; readonly burstFactor: number };
   /** One message in this many is poison (quarantined at once, permanent error). */
   readonly poisonOneIn: number;
-  /** Open quarantine records when the model starts (rule 11a counts them per quarantine). */
-  readonly openRecordsAtStart: number;
-  /** Bytes per entry of a keys-only index (id, status, createdAt): what a COUNT query reads. */
-  readonly indexEntryBytes: number;
   /** Bytes per failure event item (pk, sk, key, kind, at, expiresAt). */
   readonly failureEventBytes: number;
 }
@@ -31,7 +27,5 @@ export const ISSUE_SCENARIO: ScaleScenario = {
   crashAtSecond: 10,
   outage: { from: 30, to: 60, burstFactor: 10 },
   poisonOneIn: 1_000,
-  openRecordsAtStart: 9_000,
-  indexEntryBytes: 100,
   failureEventBytes: 150,
 };

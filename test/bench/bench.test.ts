@@ -42,8 +42,15 @@ describe('npm run bench, scale model', () => {
       'breaker',
       'isolation',
       'failureWindow',
-      'capacityCount',
+      'openRecordsCounter',
     ]);
     expect(report.scale?.peakItemWritesPerSecond).toBeGreaterThan(0);
+    // Rule 11a: 10 quarantines a second (1 in 1,000 of 10,000 msg/s), each one read of the
+    // counter and its ADD in a transaction (2 units), all on one item.
+    expect(report.scale?.items.openRecordsCounter).toStrictEqual({
+      peakWritesPerSecond: 20,
+      peakReadsPerSecond: 10,
+      overLimit: false,
+    });
   });
 });
