@@ -405,7 +405,7 @@ describe('the judge and the report', () => {
     };
     expect(textReport([ran(runOf(scenario))], 3000)).toContain(
       '  T1 raw body (5 bytes), K1 succeed-with-external key "order-7"; batch size 1, 1 in flight per worker, 1 worker, ' +
-        'limit 3, consumer timeout 1 s (visibility 6 s), isolation trial 5 messages, breaker cool-down cap 120 s\n',
+        'limit 3, consumer timeout 2 s (visibility 12 s), isolation trial 5 messages, breaker cool-down cap 120 s\n',
     );
   });
 });
