@@ -8,7 +8,7 @@ import type { Deployment } from '../cli/deployment';
 import { QUARANTINE_STATUS, type QuarantineStatus } from '../contract/quarantine';
 import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
 import { sourceQueueMapping } from '../lambdas/adapters/deployment-lookup';
-import { QuarantineNotFoundError } from '../lambdas/adapters/errors';
+import { absentAs } from '../lambdas/adapters/errors';
 import type { ControlView } from '../lambdas/adapters/operator-control';
 import { type OldestMessageAge, oldestMessageAge } from '../lambdas/adapters/queue-age';
 import type { QueueDepth } from '../lambdas/adapters/source-queue';
@@ -111,12 +111,4 @@ export async function readRecord(deployment: Deployment, id: string): Promise<Re
 /** The exact body, for download. */
 export async function readBody(deployment: Deployment, id: string): Promise<Buffer | undefined> {
   return deployment.records.readBody(id).catch(absentAs(undefined));
-}
-
-/** A missing object is shown as missing; any other failure is a failure. */
-function absentAs<T>(value: T) {
-  return (error: unknown): T => {
-    if (error instanceof QuarantineNotFoundError) return value;
-    throw error;
-  };
 }

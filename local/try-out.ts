@@ -4,6 +4,7 @@
  * endpoint and credentials included, since nothing on their machine points at it), and the
  * consumer's log lines while it runs, one short line each.
  */
+import { parseLine } from './rehearsal/consumer-log';
 import type { RunnerEvents } from './runner';
 
 export interface TryOutTarget {
@@ -61,7 +62,7 @@ const ROUTINE_FIELDS = new Set([
  * line as it came.
  */
 export function consumerLogLine({ envId, line }: RunnerEvents['log']): string {
-  const entry = parseObject(line);
+  const entry = parseLine(line);
   const metrics = entry && emfMetrics(entry);
   if (metrics) return `${envId} ${metrics}`;
   if (typeof entry?.level !== 'string' || typeof entry.message !== 'string') return `${envId} ${line}`;
@@ -107,14 +108,4 @@ export function deathLine(
   const what = kind === 'crash' ? 'crashed' : 'timed out and was killed';
   if (messageIds.length === 0) return `${envId} ${what} between invocations`;
   return `${envId} ${what} holding ${messageIds.join(', ')}: they come back after their visibility timeout`;
-}
-
-function parseObject(line: string): Record<string, unknown> | undefined {
-  if (!line.startsWith('{')) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(line);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,7 +1,7 @@
 /** `pq show ID`: everything known about one quarantined message, and its exact bytes. */
 import { writeFile } from 'node:fs/promises';
 import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
-import { QuarantineNotFoundError } from '../../lambdas/adapters/errors';
+import { absentAs } from '../../lambdas/adapters/errors';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { positionals } from '../arguments';
 import { type BodyDescription, describeBody } from '../body';
@@ -50,14 +50,6 @@ Next: pq cause ID "what went wrong"`,
     return { json, text: render(record, ledger, envelope, body, bodyOut) };
   },
 };
-
-/** A record whose envelope is missing is still worth showing. */
-function absentAs<T>(value: T) {
-  return (error: unknown): T => {
-    if (error instanceof QuarantineNotFoundError) return value;
-    throw error;
-  };
-}
 
 /**
  * A body can hold personal data or secrets: the file is readable by its owner only (0600).

@@ -102,6 +102,14 @@ export class QuarantineNotFoundError extends QuarantineReadError {
   }
 }
 
+/** For `.catch`: a missing record or object reads as `value`; any other failure is a failure. */
+export function absentAs<T>(value: T) {
+  return (error: unknown): T => {
+    if (error instanceof QuarantineNotFoundError) return value;
+    throw error;
+  };
+}
+
 /** A status change expected the record in another status (another operator acted first). */
 export class QuarantineStatusConflictError extends QuarantineReadError {
   constructor(message: string, options?: ErrorOptions) {

@@ -115,7 +115,8 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
   };
 }
 
-function parseLine(line: string): Record<string, unknown> | undefined {
+/** A log line as its JSON object; anything else (a plain line, an array) is undefined. */
+export function parseLine(line: string): Record<string, unknown> | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
     const parsed: unknown = JSON.parse(line);

@@ -1,17 +1,6 @@
 /** `pq console` on the command line, before anything reaches AWS or listens. */
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/run';
-
-async function pq(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+import { pq } from '../unit/run-pq';
 
 describe('pq console', () => {
   it.each([['80a'], ['-1'], ['65536'], ['']])(

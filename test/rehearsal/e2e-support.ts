@@ -23,6 +23,7 @@ import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
 import type { FaultSpec } from '../../local/faults/shared-plan';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
 import { LOCAL_CREDENTIALS } from '../../local/moto';
+import { parseLine } from '../../local/rehearsal/consumer-log';
 import type { OutsideSystem, OutsideSystemOptions } from '../../local/rehearsal/outside-system';
 
 export type Item = Record<string, AttributeValue>;
@@ -149,7 +150,7 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
 
   const controlLines: ControlLine[] = [];
   const unsubscribe = pipeline.runner.on('log', ({ line }) => {
-    const entry = parseJson(line);
+    const entry = parseLine(line);
     if (typeof entry?.event !== 'string' || !CONTROL_EVENTS.has(entry.event)) return;
     const logged = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN;
     controlLines.push({
@@ -173,7 +174,7 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
     pipeline.runner.on('mapping-state', (event) => note('mapping-state', event)),
     pipeline.runner.on('warning', (event) => note('warning', event)),
     pipeline.runner.on('log', ({ envId, line }) => {
-      const entry = parseJson(line);
+      const entry = parseLine(line);
       if (entry?.event === 'record')
         note('record', { envId, messageId: entry.messageId, outcome: entry.outcome });
       else if (typeof entry?.event === 'string') note(entry.event, { envId, ...entry });
@@ -376,14 +377,4 @@ export function epochMs(value: AttributeValue | undefined): number | undefined {
     return Number.isFinite(parsed) ? parsed : undefined;
   }
   return undefined;
-}
-
-function parseJson(line: string): Record<string, unknown> | undefined {
-  if (!line.startsWith('{')) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(line);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -5,20 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/commands';
-import { runCli } from '../../cli/run';
 import { version } from '../../packages/pq/package.json';
-
-/** runCli with no environment: a command that got as far as AWS would fail on "which consumer?". */
-async function pq(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+import { pq } from './run-pq';
 
 describe('--version', () => {
   it.each([[['--version']], [['--region', 'eu-west-1', '--version']], [['status', '--version']]])(
