@@ -26,14 +26,16 @@ function table(rows: readonly (readonly (string | number)[])[]): string {
 }
 
 function calls(report: BenchReport): string {
-  const { callsPerMessage, costPerMillionUsd, prices } = report;
-  if (!callsPerMessage || !costPerMillionUsd || !prices) return '';
+  const { callsPerMessage, dynamodbUnitsPerMessage: units, costPerMillionUsd, prices } = report;
+  if (!callsPerMessage || !units || !costPerMillionUsd || !prices) return '';
   const rows = PATH_NAMES.map((name) => {
     const count = callsPerMessage[name];
     return [
       name,
       count.dynamodbWrites,
       count.dynamodbReads,
+      units[name].write,
+      units[name].read,
       count.s3,
       count.sqs,
       count.sfn,
@@ -43,7 +45,10 @@ function calls(report: BenchReport): string {
   return [
     `AWS calls per message (real consumer over the in-memory world) and USD per million messages ` +
       `(on-demand ${prices.region}, prices of ${prices.date}):`,
-    table([['path', 'ddb writes', 'ddb reads', 's3', 'sqs', 'sfn', 'USD/1M'], ...rows]),
+    table([
+      ['path', 'ddb writes', 'ddb reads', 'write units', 'read units', 's3', 'sqs', 'sfn', 'USD/1M'],
+      ...rows,
+    ]),
     ...prices.assumptions.map((assumption) => `  - ${assumption}`),
   ].join('\n');
 }

@@ -6,7 +6,7 @@
  */
 import type { CallCounts } from '../lambdas/consumer/call-meter';
 import { buildBundles } from './build/bundles';
-import { measureAllPaths } from './calls/measure-calls';
+import { type DynamodbUnits, measureAllPaths } from './calls/measure-calls';
 import type { PathName } from './calls/paths';
 import { type ColdInit, measureColdInit } from './cold/cold-init';
 import { costPerMillionUsd } from './cost/cost';
@@ -59,6 +59,8 @@ export interface BenchReport {
   coldInit?: ColdInit;
   perMessage?: PerMessage;
   callsPerMessage?: Record<PathName, CallCounts>;
+  /** What DynamoDB bills for those calls (the cost is priced from these). */
+  dynamodbUnitsPerMessage?: Record<PathName, DynamodbUnits>;
   costPerMillionUsd?: Record<PathName, number>;
   prices?: { readonly date: string; readonly region: string; readonly assumptions: readonly string[] };
   scale?: ScaleResult;
@@ -70,9 +72,10 @@ export interface BenchReport {
 export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise<BenchReport> {
   const report: BenchReport = {};
   if (options.only.includes('calls')) {
-    const calls = await measureAllPaths();
-    report.callsPerMessage = calls;
-    report.costPerMillionUsd = mapValues(calls, costPerMillionUsd);
+    const paths = await measureAllPaths();
+    report.callsPerMessage = mapValues(paths, (path) => path.calls);
+    report.dynamodbUnitsPerMessage = mapValues(paths, (path) => path.units);
+    report.costPerMillionUsd = mapValues(paths, costPerMillionUsd);
     report.prices = { date: PRICES.date, region: PRICES.region, assumptions: COST_ASSUMPTIONS };
   }
   if (options.only.includes('coldInit') || options.only.includes('perMessage')) {

@@ -14,6 +14,8 @@ export type Service = 'dynamodb' | 's3' | 'sqs' | 'sfn';
 export interface AwsRequest {
   readonly service: Service;
   readonly command: string;
+  /** DynamoDB capacity units it is billed, of its kind (read or write). @default 1 */
+  readonly units?: number;
 }
 
 const dynamodb = (command: string): AwsRequest => ({ service: 'dynamodb', command: `${command}Command` });
@@ -57,7 +59,7 @@ export const AWS_REQUESTS: Readonly<Record<FaultPoint, readonly AwsRequest[]>> =
     { service: 's3', command: 'PutObjectCommand' },
     { service: 's3', command: 'PutObjectCommand' },
   ],
-  'quarantine.putRecord': [dynamodb('TransactWriteItems')],
+  'quarantine.putRecord': [{ ...dynamodb('TransactWriteItems'), units: 4 }],
   'quarantine.openRecordsAtLeast': [dynamodb('GetItem')],
   // Operations: one StartExecution (a pause whose first run is alive needs no DescribeExecution).
   'operations.startOutcomeUnknown': [{ service: 'sfn', command: 'StartExecutionCommand' }],

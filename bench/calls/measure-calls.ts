@@ -6,7 +6,7 @@
  * Left out: the control snapshot (one BatchGetItem per execution environment per control-cache
  * period, shared by every message of that period, not a cost of one message).
  */
-import { type CallCounts, CallMeter } from '../../lambdas/consumer/call-meter';
+import { type CallCounts, CallMeter, isDynamodbRead } from '../../lambdas/consumer/call-meter';
 import { drive } from '../../test/world/drive';
 import { OutsideSystem, scriptedProcessor } from '../../test/world/scripted-processor';
 import { World } from '../../test/world/world';
@@ -21,16 +21,35 @@ type MeterStep = (
   context: { commandName: string },
 ) => (args: unknown) => Promise<unknown>;
 
-export async function measureAllPaths(): Promise<Record<PathName, CallCounts>> {
-  const entries: [PathName, CallCounts][] = [];
+/** DynamoDB capacity units billed: a request is one of its kind, a transaction more (aws-requests.ts). */
+export interface DynamodbUnits {
+  write: number;
+  read: number;
+}
+
+export interface PathCalls {
+  readonly calls: CallCounts;
+  readonly units: DynamodbUnits;
+}
+
+export async function measureAllPaths(): Promise<Record<PathName, PathCalls>> {
+  const entries: [PathName, PathCalls][] = [];
   for (const name of PATH_NAMES) entries.push([name, await measurePath(name, PATHS[name])]);
-  return Object.fromEntries(entries) as Record<PathName, CallCounts>;
+  return Object.fromEntries(entries) as Record<PathName, PathCalls>;
 }
 
 /** One message down one path in a fresh world; the calls of its measured deliveries. */
-export async function measurePath(name: string, path: MessagePath): Promise<CallCounts> {
+export async function measurePath(name: string, path: MessagePath): Promise<PathCalls> {
   const meter = new CallMeter();
-  const count = meterFeed(meter);
+  const feed = meterFeed(meter);
+  const units: DynamodbUnits = { write: 0, read: 0 };
+  let measuring = false;
+  const count = (request: AwsRequest) => {
+    feed(request);
+    if (measuring && request.service === 'dynamodb') {
+      units[isDynamodbRead(request.command) ? 'read' : 'write'] += request.units ?? 1;
+    }
+  };
   const outside = new OutsideSystem();
   const world: World = new World({
     random: () => 0.5,
@@ -53,9 +72,10 @@ export async function measurePath(name: string, path: MessagePath): Promise<Call
     await drive(world);
   }
   send();
+  measuring = true;
   const { calls } = await meter.measure(() => drive(world));
   checkEnding(name, path, world);
-  return calls;
+  return { calls, units };
 }
 
 /**

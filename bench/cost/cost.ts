@@ -1,11 +1,11 @@
 /** Dollars per million messages on one path, from its measured AWS calls and the list prices. */
-import type { CallCounts } from '../../lambdas/consumer/call-meter';
+import type { PathCalls } from '../calls/measure-calls';
 import { PRICES } from './prices';
 
-export function costPerMillionUsd(calls: CallCounts): number {
+export function costPerMillionUsd({ calls, units }: PathCalls): number {
   const perMessage =
-    calls.dynamodbWrites * PRICES.dynamodbWriteRequestUnit +
-    calls.dynamodbReads * PRICES.dynamodbReadRequestUnit +
+    units.write * PRICES.dynamodbWriteRequestUnit +
+    units.read * PRICES.dynamodbReadRequestUnit +
     calls.s3 * PRICES.s3PutRequest +
     calls.sqs * PRICES.sqsRequest;
   // Cents are the useful precision for a million messages.

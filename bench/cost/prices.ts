@@ -28,8 +28,7 @@ export const COST_ASSUMPTIONS: readonly string[] = [
     '(strongly consistent, under 4 KB); global secondary index writes are not included ' +
     '(the ledger item enters and leaves the keys-only byEnv index: up to 2 more units per attempt)',
   'DynamoDB transactions: a quarantine writes its record and the open-record counter in one ' +
-    'TransactWriteItems, billed 2 units per item (4), but priced here as 1: the quarantine and ' +
-    'outcome-unknown figures are 3 units ($1.875 per million) low',
+    'TransactWriteItems, billed 2 write units per item: 4 for that one request',
   'S3: every consumer call is a PutObject (the consumer never reads the quarantine)',
   'SQS: the consumer’s own ChangeMessageVisibility and DeleteMessage calls; the mapping’s receive and ' +
     'delete are paid by any consumer and left out',

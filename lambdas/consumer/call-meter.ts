@@ -16,6 +16,11 @@ export interface CallCounts {
 
 const DYNAMODB_READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand']);
 
+/** A DynamoDB command that reads (billed in read units); every other one writes. */
+export function isDynamodbRead(command: string): boolean {
+  return DYNAMODB_READS.has(command);
+}
+
 const emptyCounts = (): CallCounts => ({
   dynamodbWrites: 0,
   dynamodbReads: 0,
@@ -57,7 +62,7 @@ export class CallMeter {
     const calls = this.current.getStore();
     if (!calls) return;
     if (service === 'dynamodb') {
-      if (DYNAMODB_READS.has(command)) calls.dynamodbReads += 1;
+      if (isDynamodbRead(command)) calls.dynamodbReads += 1;
       else calls.dynamodbWrites += 1;
     } else {
       calls[service] += 1;

@@ -28,7 +28,27 @@ describe('npm run bench, calls and cost per message', () => {
       outcomeUnknown: calls(8, 4, 2, 1, 1),
       duplicate: calls(1, 0, 0, 0, 0),
     });
-    expect(report.costPerMillionUsd?.healthy).toBe(1.25);
+    // Billed units: a quarantine's record and open-record counter go in one TransactWriteItems,
+    // 2 write units per item (4 for one request); every other request is 1 unit of its kind.
+    const units = (write: number, read: number) => ({ write, read });
+    expect(report.dynamodbUnitsPerMessage).toStrictEqual({
+      healthy: units(2, 0),
+      transientRetry: units(5, 1),
+      chargedCrash: units(6, 3),
+      quarantine: units(7, 1),
+      outcomeUnknown: units(11, 4),
+      duplicate: units(1, 0),
+    });
+    // $0.625 per million write units, $0.125 per million read units, $5 per million S3 PUTs,
+    // $0.40 per million SQS requests: e.g. quarantine 7 x 0.625 + 0.125 + 2 x 5 = 14.50.
+    expect(report.costPerMillionUsd).toStrictEqual({
+      healthy: 1.25,
+      transientRetry: 4.05,
+      chargedCrash: 4.53,
+      quarantine: 14.5,
+      outcomeUnknown: 17.78,
+      duplicate: 0.63,
+    });
   });
 });
 
