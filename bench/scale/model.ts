@@ -4,10 +4,11 @@
  * state in the consumer's own ControlCache; the decisions are the core's (evaluateOutage,
  * afterCompletedMessage, startTrial); the requests each step makes follow the consumer's
  * orchestration (lambdas/consumer/batch.ts, record-lifecycle.ts, outage-watch.ts):
- * - every environment reads breaker and isolation once per cache period, and on every batch
- *   while it sees the breaker not closed (`holdingBreaker` decides whether the batch is refused);
+ * - every environment reads breaker and isolation once per cache period, and sooner while it
+ *   sees the breaker not closed, as the consumer's ControlCache decides (`holdingBreaker`
+ *   decides whether the batch is refused);
  * - a transient failure writes one event into the `failure` partition and queries the window
- *   (a strongly consistent read of every event in it), then may trip the breaker (one
+ *   newest first, a page at a time until enough distinct keys, then may trip the breaker (one
  *   conditional write on it, winner or not);
  * - during an isolation trial every message that passes counts the trial down (one conditional
  *   write on the isolation item, counted or not);
@@ -20,6 +21,7 @@
  */
 import { DEFAULTS } from '../../contract/defaults';
 import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
+import { FAILURE_EVENTS_PER_PAGE } from '../../lambdas/adapters/control-state';
 import { ControlCache } from '../../lambdas/consumer/control-cache';
 import type { ControlPort } from '../../lambdas/consumer/ports';
 import { type BreakerRecord, holdingBreaker } from '../../lambdas/core/breaker';
@@ -115,11 +117,8 @@ class ScaleModel {
   }
 
   private async invoke(environment: Environment): Promise<void> {
-    let snapshot = await environment.cache.get();
-    // As batch.ts: a breaker in motion is read fresh on every batch; a holding one refuses it.
-    if (snapshot.breaker !== undefined && snapshot.breaker.state !== 'closed') {
-      snapshot = await environment.cache.refresh();
-    }
+    // As batch.ts: the cache decides how fresh a breaker in motion must be; a holding one refuses.
+    const snapshot = await environment.cache.get();
     const breaker = snapshot.breaker;
     if (breaker?.state === 'unreadable' || holdingBreaker(breaker) !== undefined) return;
     const inTrial = snapshot.isolation?.active === true;
@@ -138,8 +137,11 @@ class ScaleModel {
   private failTransiently(environment: Environment): boolean {
     this.load.write('failureWindow', this.now);
     this.addFailureEvent();
-    const windowBytes = this.eventsInWindow() * this.scenario.failureEventBytes;
-    this.load.read('failureWindow', this.now, Math.max(1, Math.ceil(windowBytes / READ_UNIT_BYTES)));
+    // Newest first, a page at a time until enough distinct keys: every event here has its own
+    // key, so the first page settles it.
+    const pageBytes =
+      Math.min(this.eventsInWindow(), FAILURE_EVENTS_PER_PAGE) * this.scenario.failureEventBytes;
+    this.load.read('failureWindow', this.now, Math.max(1, Math.ceil(pageBytes / READ_UNIT_BYTES)));
     if (!evaluateOutage(this.latestEvents, this.now, this.policy).trip) return false;
     this.load.write('breaker', this.now);
     if (this.breaker?.state !== 'open') this.trip();

@@ -57,6 +57,9 @@ export type BreakerTimings = Pick<Policy, 'breakerCooldownSeconds'>;
 /** BatchGetItem may leave keys unprocessed under load; after this many rounds the read fails. */
 const BATCH_ROUNDS = 5;
 
+/** Failure events (about 150 bytes each) per page of the window: one read unit a page. */
+export const FAILURE_EVENTS_PER_PAGE = 20;
+
 // Breaker timeline: (absent) | closed --trip (consumer)--> open --(state machine, after the
 // cool-down)--> half-open --(state machine, from the probe counters)--> closed | open. A stop
 // trip escalates a breaker that is not stopped to a new episode. Each trip adds 1 to `epoch`,
@@ -128,9 +131,15 @@ export class ControlState {
     await this.put('recordFailureEvent', item);
   }
 
-  /** Failure events at or after `since` (sort keys start with ISO times, so this is a key condition). */
-  async failuresSince(since: Date): Promise<FailureEvent[]> {
+  /**
+   * Failure events at or after `since`, newest first (sort keys start with ISO times, so this
+   * is a key condition), one small page at a time until `distinctKeysEnough` distinct keys were
+   * read: a verdict they settle needs no older event, and every environment that fails during an
+   * outage reads the window, so a read of the whole window would grow with its square.
+   */
+  async failuresSince(since: Date, distinctKeysEnough: number): Promise<FailureEvent[]> {
     const events: FailureEvent[] = [];
+    const keys = new Set<string>();
     let startKey: Item | undefined;
     do {
       const query = new QueryCommand({
@@ -139,15 +148,18 @@ export class ControlState {
         ExpressionAttributeNames: namesIn('#pk #sk'),
         ExpressionAttributeValues: { ':pk': S('failure'), ':since': S(since.toISOString()) },
         ConsistentRead: true,
+        ScanIndexForward: false,
+        Limit: FAILURE_EVENTS_PER_PAGE,
         ExclusiveStartKey: startKey,
       });
       const page = await this.guard('failuresSince', () => this.client.send(query));
       for (const item of page.Items ?? []) {
         const read = new ItemReader(item, 'failure event');
         events.push({ key: read.string('key'), at: read.number('at') });
+        keys.add(read.string('key'));
       }
       startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    } while (startKey !== undefined && keys.size < distinctKeysEnough);
     return events;
   }
 

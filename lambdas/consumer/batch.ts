@@ -5,7 +5,6 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BREAKER_STATE } from '../../contract/control';
-import type { ControlSnapshot } from '../adapters/control-state';
 import {
   type BreakerRecord,
   type HalfOpenBreaker,
@@ -55,7 +54,7 @@ export async function handleBatch(
   event: SQSEvent,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> {
-  const snapshot = await currentControl(state.cache);
+  const snapshot = await state.cache.get();
   if (snapshot.breaker?.state === 'unreadable')
     return holdWhileUnreadable(deps, state, snapshot.breaker, event.Records);
   const breaker = snapshot.breaker;
@@ -208,18 +207,6 @@ function handBackSeconds(deps: ConsumerDeps, breaker: BreakerRecord | undefined)
   return breaker?.state === BREAKER_STATE.halfOpen
     ? nextWindowSeconds(breaker.cooldownSeconds, deps.config.breakerTimings)
     : deps.config.policy.breakerCooldownSeconds;
-}
-
-/**
- * The control state, cached per environment, but read fresh while the breaker is not closed: it
- * may have gone half-open since the cached read (a probe must not be refused), another
- * environment's probe may have failed this window, or an unreadable item may have been repaired.
- */
-async function currentControl(cache: ControlCache): Promise<ControlSnapshot> {
-  const snapshot = await cache.get();
-  return snapshot.breaker === undefined || snapshot.breaker.state === BREAKER_STATE.closed
-    ? snapshot
-    : cache.refresh();
 }
 
 /** At most once per control-cache period per environment: a batch while paused is rare anyway. */

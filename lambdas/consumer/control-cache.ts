@@ -1,8 +1,10 @@
 /**
  * The breaker and isolation state, read once per `controlCacheSeconds` per execution
- * environment (one BatchGetItem), never per message.
+ * environment (one BatchGetItem), never per message; sooner while the breaker is not closed
+ * (`controlMaxAgeMs`).
  */
 import type { ControlSnapshot } from '../adapters/control-state';
+import { controlMaxAgeMs } from '../core/breaker';
 import type { ControlPort } from './ports';
 
 export class ControlCache {
@@ -14,18 +16,15 @@ export class ControlCache {
     private readonly now: () => Date,
   ) {}
 
+  /** The cached snapshot while it is as fresh as the breaker it shows requires, else a new read. */
   async get(): Promise<ControlSnapshot> {
     const at = this.now().getTime();
-    if (!this.cached || at - this.cached.at >= this.ttlMs) {
-      this.cached = { at, snapshot: await this.control.snapshot() };
+    const cached = this.cached;
+    if (cached && at - cached.at < controlMaxAgeMs(cached.snapshot.breaker, at, this.ttlMs)) {
+      return cached.snapshot;
     }
+    this.cached = { at, snapshot: await this.control.snapshot() };
     return this.cached.snapshot;
-  }
-
-  /** A fresh read, whatever the cache holds (a paused consumer checks before it refuses work). */
-  async refresh(): Promise<ControlSnapshot> {
-    this.invalidate();
-    return this.get();
   }
 
   /** Forget the snapshot after this environment changed the state itself. */

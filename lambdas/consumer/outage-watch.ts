@@ -32,7 +32,7 @@ export async function reportFailureEvent(
     throw error;
   }
   const since = now.getTime() - policy.outageWindowSeconds * 1000;
-  const recorded = await deps.control.failuresSince(new Date(since));
+  const recorded = await deps.control.failuresSince(new Date(since), policy.outageFailureThreshold);
   const verdict = evaluateOutage([...recorded, ...unrecorded.since(since)], now.getTime(), policy);
   if (!verdict.trip) return false;
   deps.logger.warn('outage suspected: pausing consumption', {

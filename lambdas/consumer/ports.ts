@@ -57,7 +57,11 @@ export interface ControlPort {
     readonly eventId: string;
     readonly expiresAt: number;
   }): Promise<void>;
-  failuresSince(since: Date): Promise<FailureEvent[]>;
+  /**
+   * The failure window's events at or after `since`, newest first: at least until
+   * `distinctKeysEnough` distinct keys are among them, or all of them (the verdict needs no more).
+   */
+  failuresSince(since: Date, distinctKeysEnough: number): Promise<FailureEvent[]>;
   crashInFlight(envId: string, countIfFirst: () => Promise<number>, expiresAt: number): Promise<number>;
   /** The work of `attemptId` succeeded but its completion write was lost (kept for a redelivery). */
   recordLostCompletion(lost: {

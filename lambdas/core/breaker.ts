@@ -127,6 +127,25 @@ export function probesTheWindow(breaker: BreakerRecord | undefined): boolean {
   return breaker?.state === BREAKER_STATE.halfOpen && breaker.probeSuccesses === 0;
 }
 
+/** How long an open breaker in its cool-down may be cached (see `controlMaxAgeMs`). */
+export const COOLING_BREAKER_MAX_AGE_MS = 1_000;
+
+/**
+ * How old a cached control snapshot may be, given the breaker it shows. Closed: the cache
+ * period. Open in its cool-down (or stopped): at most a second, since only an operator changes it
+ * then, and until the mapping is disabled every batch of every environment would otherwise read
+ * it (1,000 environments overrun one item's reads, docs/scale.md). Otherwise it may move at any
+ * moment (half-open, a window's probe counted, an unreadable item repaired): read it fresh, or a
+ * probe could be refused.
+ */
+export function controlMaxAgeMs(breaker: BreakerReading | undefined, now: number, cacheMs: number): number {
+  if (breaker === undefined || breaker.state === BREAKER_STATE.closed) return cacheMs;
+  const cooling =
+    breaker.state === BREAKER_STATE.open &&
+    (breaker.stop || now < breaker.openedAt + breaker.cooldownSeconds * 1000);
+  return cooling ? Math.min(cacheMs, COOLING_BREAKER_MAX_AGE_MS) : 0;
+}
+
 /**
  * How long a record handed back during a pause should stay hidden: until the cool-down ends, so
  * that the half-open probe finds it waiting (a probe that sees nothing proves nothing), and at

@@ -95,7 +95,8 @@ export class OutagePlay {
     if (origin === undefined) return undefined;
     const after = (at: number | undefined) => (at !== undefined && at >= origin ? at : undefined);
     const [failures, breaker, items] = await Promise.all([
-      this.probe.control.failuresSince(new Date(origin)),
+      // Every event since the start: the first failure is the oldest.
+      this.probe.control.failuresSince(new Date(origin), Number.POSITIVE_INFINITY),
       this.probe.breaker(),
       this.probe.ledgerItems(keys),
     ]);

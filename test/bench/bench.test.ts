@@ -65,6 +65,8 @@ describe('npm run bench, scale model', () => {
       'openRecordsCounter',
     ]);
     expect(report.scale?.peakItemWritesPerSecond).toBeGreaterThan(0);
+    // No single item above DynamoDB's per-partition limits (1,000 write, 3,000 read units a second).
+    expect(Object.entries(report.scale?.items ?? {}).filter(([, peak]) => peak.overLimit)).toStrictEqual([]);
     // Rule 11a: 10 quarantines a second (1 in 1,000 of 10,000 msg/s), each one read of the
     // counter and its ADD in a transaction (2 units), all on one item.
     expect(report.scale?.items.openRecordsCounter).toStrictEqual({

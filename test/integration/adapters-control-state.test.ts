@@ -341,7 +341,7 @@ describe('isolation trial', () => {
 });
 
 describe('failure window', () => {
-  it('returns the events at or after the start of the window', async () => {
+  it('returns the events at or after the start of the window, newest first', async () => {
     const event = (key: string, offset: number) => ({
       key,
       kind: 'transient' as const,
@@ -353,12 +353,12 @@ describe('failure window', () => {
       await control.recordFailureEvent(e);
     }
 
-    const events = await control.failuresSince(at(-60));
+    const events = await control.failuresSince(at(-60), 3);
 
     expect(events).toStrictEqual([
-      { key: 'msg:a', at: at(-60).getTime() },
-      { key: 'env:e1', at: at(-30).getTime() },
       { key: 'msg:a', at: at(-5).getTime() },
+      { key: 'env:e1', at: at(-30).getTime() },
+      { key: 'msg:a', at: at(-60).getTime() },
     ]);
   });
 });

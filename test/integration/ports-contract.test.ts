@@ -793,7 +793,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       });
     });
 
-    it('given failure events around the window start, when read since it, then the events at or after it in time order', async () => {
+    it('given failure events around the window start, when read since it, then the events at or after it, newest first', async () => {
       // Prepare: written out of order, as concurrent environments write them.
       const event = (key: string, seconds: number, eventId: string) => ({
         key,
@@ -808,14 +808,66 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       await ports.control.recordFailureEvent(event('k-first', 0, 'e1'));
 
       // Act
-      const events = await ports.control.failuresSince(T0);
+      const events = await ports.control.failuresSince(T0, 10);
+
+      // Assess: time, then event id, descending.
+      expect(events).toStrictEqual([
+        { key: 'k-late', at: at(30).getTime() },
+        { key: 'k-second', at: T0.getTime() },
+        { key: 'k-first', at: T0.getTime() },
+      ]);
+    });
+
+    it('given a window full of one key and, newest, three others, when three distinct keys settle the verdict, then the oldest events are not read', async () => {
+      // Prepare: one message failing in a loop, then a shared dependency failing three others.
+      const loop = Array.from({ length: 60 }, (_, index) => ({ key: 'k-loop', at: at(index) }));
+      const newest = [
+        { key: 'k-a', at: at(61) },
+        { key: 'k-b', at: at(62) },
+        { key: 'k-c', at: at(63) },
+      ];
+      for (const [index, { key, at: when }] of [...loop, ...newest].entries()) {
+        const eventId = `e${String(index).padStart(3, '0')}`;
+        await ports.control.recordFailureEvent({
+          key,
+          kind: 'transient',
+          at: when,
+          eventId,
+          expiresAt: EXPIRES,
+        });
+      }
+      const all = [...loop, ...newest].reverse().map(({ key, at: when }) => ({ key, at: when.getTime() }));
+
+      // Act
+      const events = await ports.control.failuresSince(T0, 3);
+
+      // Assess: a newest-first prefix of the window holding the three, not the whole window.
+      expect(events.slice(0, 3)).toStrictEqual(all.slice(0, 3));
+      expect(events).toStrictEqual(all.slice(0, events.length));
+      expect(events.length).toBeLessThan(all.length);
+    });
+
+    it('given fewer distinct keys in the window than would settle the verdict, then every event of the window', async () => {
+      // Prepare: more events than one page of the adapter's query.
+      for (let index = 0; index < 45; index++) {
+        const key = index === 0 ? 'k-a' : 'k-loop';
+        const eventId = `e${String(index).padStart(3, '0')}`;
+        await ports.control.recordFailureEvent({
+          key,
+          kind: 'transient',
+          at: at(index),
+          eventId,
+          expiresAt: EXPIRES,
+        });
+      }
+
+      // Act
+      const events = await ports.control.failuresSince(T0, 3);
 
       // Assess
-      expect(events).toStrictEqual([
-        { key: 'k-first', at: T0.getTime() },
-        { key: 'k-second', at: T0.getTime() },
-        { key: 'k-late', at: at(30).getTime() },
-      ]);
+      expect(events).toHaveLength(45);
+      expect(events[0]).toStrictEqual({ key: 'k-loop', at: at(44).getTime() });
+      expect(events[44]).toStrictEqual({ key: 'k-a', at: T0.getTime() });
     });
 
     it('given a failure event written, when the write is retried, then it is still one event', async () => {
@@ -827,7 +879,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       await ports.control.recordFailureEvent(event);
 
       // Assess
-      expect(await ports.control.failuresSince(at(-60))).toStrictEqual([{ key: 'k1', at: T0.getTime() }]);
+      expect(await ports.control.failuresSince(at(-60), 3)).toStrictEqual([{ key: 'k1', at: T0.getTime() }]);
     });
 
     it('given a dead environment, when several discoverers count it, then every one counts and all get the first count', async () => {

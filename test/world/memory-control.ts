@@ -78,13 +78,24 @@ export class MemoryControl implements ControlPort {
     this.failures.set(sortKey, { key: event.key, kind: event.kind, at: event.at.getTime() });
   }
 
-  /** A key-condition query: events at or after `since`, in sort-key order (time, then event id). */
-  async failuresSince(since: Date): Promise<FailureEvent[]> {
+  /**
+   * A key-condition query, newest first (time, then event id, descending), one event at a time
+   * until `distinctKeysEnough` distinct keys were read, as the adapter does a page at a time.
+   */
+  async failuresSince(since: Date, distinctKeysEnough: number): Promise<FailureEvent[]> {
     const from = since.toISOString();
-    return [...this.failures.entries()]
+    const newestFirst = [...this.failures.entries()]
       .filter(([sortKey]) => sortKey >= from)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
       .map(([, { key, at }]) => ({ key, at }));
+    const keys = new Set<string>();
+    const read: FailureEvent[] = [];
+    for (const event of newestFirst) {
+      if (keys.size >= distinctKeysEnough) break;
+      read.push(event);
+      keys.add(event.key);
+    }
+    return read;
   }
 
   async crashInFlight(envId: string, countIfFirst: () => Promise<number>): Promise<number> {

@@ -1,0 +1,51 @@
+/**
+ * How often an execution environment reads the control items (breaker, isolation trial, replay
+ * freeze: one BatchGetItem) while the breaker is not closed. At 1,000 environments a read on
+ * every batch is more than one item serves (docs/scale.md), so an open breaker in its cool-down,
+ * which nothing but an operator changes, is read at most once a second; one that may move at
+ * any moment (its cool-down over, half-open) is read on every batch.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { testWorld } from '../world/scenario';
+
+const COOLDOWN_MS = 60_000;
+
+async function openBreakerWorld() {
+  const { world } = testWorld();
+  await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+  for (let index = 1; index <= 20; index++) world.queue.send({ messageId: `id-${index}`, body: `M${index}` });
+  const reads = vi.spyOn(world.control, 'snapshot');
+  return { world, reads, env: world.environment() };
+}
+
+describe('control reads while the breaker is not closed', () => {
+  it('given an open breaker in its cool-down, when batches come 100 ms apart, then the control items are read once a second', async () => {
+    // Prepare
+    const { world, reads, env } = await openBreakerWorld();
+
+    // Act: 15 batches in 1.5 s, each handed back.
+    for (let batch = 0; batch < 15; batch++) {
+      await world.deliver(env, 1);
+      world.clock.advance(100);
+    }
+
+    // Assess: a read at 0 s and one at 1 s, not one (or two) per batch.
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(world.queue.messages.size).toBe(20);
+  });
+
+  it('given an open breaker whose cool-down is over, when batches come 100 ms apart, then each batch reads it', async () => {
+    // Prepare: the state machine may turn it half-open at any moment now.
+    const { world, reads, env } = await openBreakerWorld();
+    world.clock.advance(COOLDOWN_MS);
+
+    // Act
+    for (let batch = 0; batch < 3; batch++) {
+      await world.deliver(env, 1);
+      world.clock.advance(100);
+    }
+
+    // Assess
+    expect(reads.mock.calls.length).toBeGreaterThanOrEqual(3);
+  });
+});
