@@ -70,13 +70,18 @@ function coldInit(report: BenchReport): string {
 function perMessage(report: BenchReport): string {
   const { perMessage } = report;
   if (!perMessage) return '';
-  const { cpuMicros } = perMessage;
+  const { cpuMicros, atEqualConcurrency } = perMessage;
   return [
     `CPU per healthy message (instant AWS stand-in, ${perMessage.messagesPerRun} messages per run; median):`,
-    `  poison-quarantine  ${spread(cpuMicros.poisonQuarantine, 'µs', 0)}`,
-    `  powertools         ${spread(cpuMicros.powertools, 'µs', 0)}`,
-    `  bare (parse only)  ${spread(cpuMicros.bare, 'µs', 1)}`,
-    `  ratio to powertools ${perMessage.ratioToPowertools} (goal: at most 1.2), to bare ${perMessage.ratioToBare}`,
+    `  poison-quarantine, one record at a time (default)  ${spread(cpuMicros.poisonQuarantine, 'µs', 0)}`,
+    `  poison-quarantine, the batch at once               ${spread(cpuMicros.poisonQuarantineBatchAtOnce, 'µs', 0)}`,
+    `  powertools, the batch at once (default)            ${spread(cpuMicros.powertools, 'µs', 0)}`,
+    `  powertools, one record at a time                   ${spread(cpuMicros.powertoolsOneAtATime, 'µs', 0)}`,
+    `  bare (parse only)                                  ${spread(cpuMicros.bare, 'µs', 1)}`,
+    `  ratio to powertools, each by default ${perMessage.ratioToPowertools} (goal: at most 1.2), ` +
+      `to bare ${perMessage.ratioToBare}`,
+    `  ratio at equal concurrency: one at a time ${atEqualConcurrency.oneAtATime}, ` +
+      `the batch at once ${atEqualConcurrency.batchAtOnce}`,
   ].join('\n');
 }
 

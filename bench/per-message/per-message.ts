@@ -2,16 +2,21 @@
  * CPU time per healthy message: the real consumer bundle, the Powertools reference and a bare
  * handler, each in a fresh process against the same instant AWS stand-in, alternating by
  * round so a busy moment of a shared machine falls on all of them alike.
+ *
+ * Each is measured as deployed by default (the consumer runs a batch's records one at a time,
+ * rule 6; the Powertools batch processor all at once), and the two also at the other's
+ * concurrency, so the ratio at equal concurrency shows what the code costs and the default one
+ * what the configuration adds.
  */
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
+import { ENV } from '../../contract/env';
 import type { Bundles, HandlerName } from '../build/bundles';
 import { handlerEnvironment } from '../build/environments';
 import { round, type Summary, summarize } from '../stats';
 import { AwsStandIn } from './aws-stand-in';
 
 const CHILD = path.join(__dirname, 'cpu-child.cjs');
-const NAMES: readonly HandlerName[] = ['poisonQuarantine', 'powertools', 'bare'];
 
 export interface PerMessageOptions {
   readonly rounds: number;
@@ -20,51 +25,87 @@ export interface PerMessageOptions {
   readonly warmupBatches: number;
 }
 
+/** A handler bundle with the settings it runs under. */
+interface Variant {
+  readonly bundle: HandlerName;
+  readonly env?: (options: PerMessageOptions) => Record<string, string>;
+}
+
+const VARIANTS = {
+  poisonQuarantine: { bundle: 'poisonQuarantine' },
+  poisonQuarantineBatchAtOnce: {
+    bundle: 'poisonQuarantine',
+    env: ({ batchSize }) => ({ [ENV.inProcessConcurrency]: String(batchSize) }),
+  },
+  powertools: { bundle: 'powertools' },
+  // bench/reference/handler.ts reads it: the batch processor's `processInParallel: false`.
+  powertoolsOneAtATime: { bundle: 'powertools', env: () => ({ PROCESS_IN_PARALLEL: 'false' }) },
+  bare: { bundle: 'bare' },
+} as const satisfies Record<string, Variant>;
+
+type VariantName = keyof typeof VARIANTS;
+const NAMES = Object.keys(VARIANTS) as VariantName[];
+
 export interface PerMessage {
+  /** Each as deployed by default: the consumer one record at a time, Powertools all at once. */
   readonly ratioToPowertools: number;
   readonly ratioToBare: number;
-  readonly cpuMicros: Readonly<Record<HandlerName, Summary>>;
+  /** The consumer against Powertools run the same way. */
+  readonly atEqualConcurrency: { readonly oneAtATime: number; readonly batchAtOnce: number };
+  readonly cpuMicros: Readonly<Record<VariantName, Summary>>;
   readonly messagesPerRun: number;
 }
 
 export async function measurePerMessage(bundles: Bundles, options: PerMessageOptions): Promise<PerMessage> {
   const standIn = new AwsStandIn();
   const endpoint = await standIn.listen();
-  const samples: Record<HandlerName, number[]> = { poisonQuarantine: [], powertools: [], bare: [] };
+  const samples = Object.fromEntries(NAMES.map((name) => [name, [] as number[]])) as Record<
+    VariantName,
+    number[]
+  >;
   try {
     for (let index = 0; index < options.rounds; index++) {
       // Rotate who goes first, so no handler always runs right after another's warm-up.
       const order = NAMES.map((_, offset) => NAMES[(index + offset) % NAMES.length]);
-      for (const name of order) samples[name].push(await runChild(name, bundles[name], endpoint, options));
+      for (const name of order) samples[name].push(await runChild(name, bundles, endpoint, options));
     }
   } finally {
     await standIn.close();
   }
-  const cpuMicros = {
-    poisonQuarantine: summarize(samples.poisonQuarantine),
-    powertools: summarize(samples.powertools),
-    bare: summarize(samples.bare),
-  };
+  const cpuMicros = Object.fromEntries(NAMES.map((name) => [name, summarize(samples[name])])) as Record<
+    VariantName,
+    Summary
+  >;
+  const ratio = (a: VariantName, b: VariantName, digits = 2) =>
+    round(cpuMicros[a].median / cpuMicros[b].median, digits);
   return {
-    ratioToPowertools: round(cpuMicros.poisonQuarantine.median / cpuMicros.powertools.median),
-    ratioToBare: round(cpuMicros.poisonQuarantine.median / cpuMicros.bare.median, 1),
+    ratioToPowertools: ratio('poisonQuarantine', 'powertools'),
+    ratioToBare: ratio('poisonQuarantine', 'bare', 1),
+    atEqualConcurrency: {
+      oneAtATime: ratio('poisonQuarantine', 'powertoolsOneAtATime'),
+      batchAtOnce: ratio('poisonQuarantineBatchAtOnce', 'powertools'),
+    },
     cpuMicros,
     messagesPerRun: options.batches * options.batchSize,
   };
 }
 
 function runChild(
-  name: HandlerName,
-  bundle: string,
+  name: VariantName,
+  bundles: Bundles,
   endpoint: string,
   options: PerMessageOptions,
 ): Promise<number> {
-  const args = [bundle, options.batches, options.batchSize, options.warmupBatches].map(String);
+  const variant: Variant = VARIANTS[name];
+  const args = [bundles[variant.bundle], options.batches, options.batchSize, options.warmupBatches].map(
+    String,
+  );
   const child = fork(CHILD, args, {
-    env: handlerEnvironment(name, {
+    env: handlerEnvironment(variant.bundle, {
       AWS_ENDPOINT_URL: endpoint,
       AWS_ACCESS_KEY_ID: 'bench',
       AWS_SECRET_ACCESS_KEY: 'bench',
+      ...variant.env?.(options),
     }),
     // The SDK's warning about Node 20 (Lambda runs a newer one) is not part of any handler.
     execArgv: ['--no-warnings'],
