@@ -11,7 +11,12 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { QUARANTINE_STATUS, type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
+import {
+  OPEN_RECORDS_COUNTER,
+  QUARANTINE_STATUS,
+  type QuarantineStatus,
+  RECORD_ATTRIBUTES as R,
+} from '../../contract/quarantine';
 import type { QuarantineRecord } from '../core/quarantine-record';
 import { type Item, ItemReader, L, S } from './attribute-values';
 import { guarded, namesIn, updateIf } from './conditional-writes';
@@ -54,6 +59,8 @@ export class QuarantineRecords {
   }
 
   async get(id: string): Promise<QuarantineRecord | undefined> {
+    // The open-record counter shares the table: its id names no record.
+    if (id === OPEN_RECORDS_COUNTER.key.id) return undefined;
     const result = await this.guard('get', id, () =>
       this.dynamodb.send(
         new GetItemCommand({

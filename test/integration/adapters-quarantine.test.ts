@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
 import {
   QuarantineNotFoundError,
   QuarantineStatusConflictError,
@@ -327,6 +328,14 @@ describe('the open-record count (rule 11a)', () => {
   const unresolved = async () =>
     (await records.list({ status: 'open' })).length +
     (await records.list({ status: 'awaiting-operator' })).length;
+
+  it('reads the counter item, asked for by its id, as no record (not a malformed one)', async () => {
+    await count();
+
+    const read = await records.get(OPEN_RECORDS_COUNTER.key.id);
+
+    expect(read).toBeUndefined();
+  });
 
   it('counts a quarantined record once, however often its write is retried', async () => {
     const before = await count();
