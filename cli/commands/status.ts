@@ -43,6 +43,8 @@ Shows:
               its stored attributes are shown): nothing runs until pq reset-breaker
   Isolation   a trial that runs one message at a time after an unattributable crash
   Replay      allowed, or FROZEN (by whom, why): pq unfreeze --reason "..."
+  Open records  rule 11a's count (open and awaiting-operator records), which stops the consumer at
+              its capacity, beside the records listed; a difference that stays: pq recount
   Records     unresolved quarantine records by reason. awaiting-operator = outcome unknown:
               check the outside system, then pq verify. replaying = a replay broke half-way:
               pq replay ID --resume (pq list --status replaying shows the ids)
@@ -50,18 +52,25 @@ Shows:
 --json prints the same as one document for scripts: breaker.state is closed, open, half-open or
 unreadable (breaker.breaker holds the item as read; absent while the breaker never opened);
 queue.oldestMessageAgeSeconds is null when CloudWatch has no datapoint, and also when it could
-not be read, which queue.oldestMessageAgeProblem then says.
+not be read, which queue.oldestMessageAgeProblem then says. openRecords.counted is null before
+the counter exists.
 
 Next: pq list --group`,
   async run(context: CommandContext) {
     const deployment = await context.deployment();
-    const [depth, age, control, records] = await Promise.all([
+    const [depth, age, control, records, counted] = await Promise.all([
       deployment.queue.depth(),
       oldestMessageAge(deployment.clients.cloudwatch, deployment.config.sourceQueueArn, context.now()),
       deployment.controlItems.read(),
       Promise.all(UNRESOLVED.map((state) => deployment.records.list({ status: state }))),
+      deployment.records.openRecordsCounted(),
     ]);
     const byReason = countByReason(records.flat());
+    const openRecords = {
+      counted: counted ?? null,
+      listed: byReason.reduce((sum, count) => sum + count.open + count.awaitingOperator, 0),
+      capacity: deployment.config.quarantineCapacity,
+    };
     const breaker = control.breaker.breaker;
     // An unreadable breaker has no episode whose runs could be asked for.
     const pauseRuns =
@@ -78,8 +87,9 @@ Next: pq list --group`,
       isolation: control.isolation ?? null,
       replay: control.freeze,
       unresolvedRecords: byReason,
+      openRecords,
     };
-    return { json, text: render(deployment, { depth, age }, control, pauseRuns, byReason) };
+    return { json, text: render(deployment, { depth, age }, control, pauseRuns, byReason, openRecords) };
   },
 };
 
@@ -153,6 +163,7 @@ function render(
   control: ControlView,
   pauseRuns: readonly PauseRun[],
   byReason: readonly ReasonCount[],
+  openRecords: OpenRecords,
 ): string {
   const { mapping } = deployment;
   const overview = fields([
@@ -171,6 +182,7 @@ function render(
     ['Breaker', describeBreaker(control, pauseRuns)],
     ['Isolation', describeIsolation(control)],
     ['Replay', describeFreeze(control)],
+    ['Open records', describeOpenRecords(openRecords)],
   ]);
   const rows = byReason.map((count) => [count.reason, count.open, count.awaitingOperator, count.replaying]);
   return (
@@ -180,6 +192,21 @@ function render(
       table(['REASON', 'OPEN', 'AWAITING-OPERATOR', 'REPLAYING'], rows, '(none: nothing is quarantined)'),
     )
   );
+}
+
+/** Rule 11a: the counter the consumer stops at, and the records the index lists. */
+interface OpenRecords {
+  readonly counted: number | null;
+  readonly listed: number;
+  readonly capacity: number;
+}
+
+function describeOpenRecords({ counted, listed, capacity }: OpenRecords): string {
+  const stops = `the consumer stops at ${capacity} (rule 11a)`;
+  if (counted === null) return `${listed} listed, no counter yet (the next quarantine counts them); ${stops}`;
+  if (counted === listed) return `${counted}, ${stops}`;
+  // The index may lag its table by a second; a difference that stays is drift.
+  return `${counted} counted, ${listed} listed (pq recount repairs a difference that stays); ${stops}`;
 }
 
 interface PauseRun {

@@ -180,6 +180,11 @@ export class QuarantineRecords {
     throw refused;
   }
 
+  /** Rule 11a's count as the consumer reads it; undefined before the counter exists. */
+  async openRecordsCounted(): Promise<number | undefined> {
+    return this.guard('openRecordsCounted', 'open records', () => this.counter.read());
+  }
+
   /** Rule 11a's count, set to the byStatus index's (`pq recount`), with who, when and why. */
   async recountOpen(action: OperatorAction): Promise<Recount> {
     const entry = { who: action.who, when: action.when.toISOString(), why: action.why };

@@ -108,6 +108,31 @@ describe('pq status', () => {
     );
   });
 
+  it('shows the open-record count the consumer stops at (rule 11a) beside the records it lists', async () => {
+    // Prepare: a counter that agrees with the table, then one more quarantine through the writer.
+    expect((await cli.run('recount', '--reason', 'status test')).code).toBe(0);
+    await cli.quarantine({ reason: 'crash-limit' });
+
+    // Act
+    const json = JSON.parse((await cli.run('status', '--json')).stdout);
+    const text = (await cli.run('status')).stdout;
+
+    // Assess
+    const listed = json.unresolvedRecords.reduce(
+      (sum: number, count: { open: number; awaitingOperator: number }) =>
+        sum + count.open + count.awaitingOperator,
+      0,
+    );
+    expect(listed).toBeGreaterThan(0);
+    expect(json.openRecords).toStrictEqual({ counted: listed, listed, capacity: expect.any(Number) });
+    expect(text).toMatch(
+      new RegExp(
+        `^Open records: +${listed}, the consumer stops at ${json.openRecords.capacity} \\(rule 11a\\)$`,
+        'm',
+      ),
+    );
+  });
+
   it("given SQS published the age of the queue's oldest message, then its latest 1-minute maximum, text and JSON", async () => {
     // Prepare: what SQS publishes every minute (the local AWS publishes none of its own).
     const queueName = cli.pipeline.names.sourceQueueArn.split(':').at(-1);
