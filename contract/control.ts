@@ -28,6 +28,8 @@ export const BREAKER_ATTRIBUTES = {
   probeFailures: 'probeFailures',
   /** Of the failures, those of messages that had failed a probe before: they decide nothing. */
   probeRepeatFailures: 'probeRepeatFailures',
+  /** Of the failures, records our own tables failed: the window proves nothing, and reopens. */
+  probeOwnFailures: 'probeOwnFailures',
   /** An OPERATOR_ACTION, set by the operator CLI; the pause machine reads it at every loop point. */
   operatorAction: 'operatorAction',
   /** Present only while the pause machine waits for the operator; a bearer secret. */

@@ -73,6 +73,7 @@ const PROBE_COUNTERS: Record<ProbeResult, string> = {
   success: `#${A.probeSuccesses} :one`,
   failure: `#${A.probeFailures} :one`,
   'repeated-failure': `#${A.probeFailures} :one, #${A.probeRepeatFailures} :one`,
+  'own-failure': `#${A.probeFailures} :one, #${A.probeOwnFailures} :one`,
 };
 // Isolation timeline: startIsolation -> active, remaining n --passed--> n - 1 ... 1 --passed--> idle.
 const HAS_MORE_TO_PASS = '#active = :true AND #remaining > :one';

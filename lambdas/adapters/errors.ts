@@ -62,6 +62,11 @@ export class ControlStateUnavailableError extends AdapterError {
   }
 }
 
+/** Our own attempts or control table could not be reached (throttled, down): not the message's fault. */
+export function isOwnTableUnavailable(error: unknown): boolean {
+  return error instanceof LedgerUnavailableError || error instanceof ControlStateUnavailableError;
+}
+
 /** An operator's answer to a pause found the breaker closed: there is no pause left to answer. */
 export class BreakerNotPausedError extends AdapterError {
   constructor(message: string) {

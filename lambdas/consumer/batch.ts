@@ -81,6 +81,7 @@ export async function handleBatch(
     shares: state.shares,
     unrecorded: state.unrecorded,
     probing: probesTheWindow(breaker),
+    halfOpen: breaker?.state === BREAKER_STATE.halfOpen,
     isolationActive: () => isolationActive,
     paused: () => paused !== undefined,
     pause: (why) => {
@@ -112,7 +113,7 @@ export async function handleBatch(
     started += 1;
     const startedAt = deps.now().getTime();
     const { result, calls } = await deps.meter.measure(async () => {
-      const outcome = await returnedOnError(deps, record, () =>
+      const outcome = await returnedOnError(deps, session, record, () =>
         processRecord(deps, session, record, () => context.getRemainingTimeInMillis()),
       );
       if (isolationActive && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
@@ -190,7 +191,7 @@ async function setAsideBesideLastReceive(
   const [runs, ...beside] = deps.config.fifo ? onLast : await orderSuspects(deps, onLast);
   const evidence = besideAnotherLastReceiveEvidence(runs.messageId);
   for (const record of beside) {
-    const outcome = await returnedOnError(deps, record, () =>
+    const outcome = await returnedOnError(deps, session, record, () =>
       quarantineUnrun(deps, session, record, evidence),
     );
     if (FINISHED.has(outcome.kind)) await acknowledgeNow(deps, record);

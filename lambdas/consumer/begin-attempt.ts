@@ -181,8 +181,8 @@ async function startReportingOutage(
       error,
     });
     const event = { key: failureEventForMessage(attempt.key), kind: 'transient' as const };
-    if (session.probing) await deps.control.recordProbe('failure');
-    if ((await reportFailureEvent(deps, session.unrecorded, event)) || session.probing)
+    if (session.halfOpen) await deps.control.recordProbe('own-failure');
+    if ((await reportFailureEvent(deps, session.unrecorded, event)) || session.halfOpen)
       session.pause('outage');
     return { kind: 'returned', why: 'ledger-unavailable' };
   }

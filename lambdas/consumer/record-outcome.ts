@@ -3,6 +3,7 @@
  * step as every path of the record calls it, and how a record goes back to the queue.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { isOwnTableUnavailable } from '../adapters/errors';
 import { isLastReceive, receiveCountOf } from '../core/receive-limit';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
@@ -25,6 +26,8 @@ export interface RecordSession {
   readonly unrecorded: UnrecordedFailures;
   /** The breaker is half-open: this batch is the probe; its outcomes are reported. */
   readonly probing: boolean;
+  /** The breaker is half-open, probing or not: a record our own tables fail is reported. */
+  readonly halfOpen: boolean;
   /** An isolation trial runs: at the batch's start, or since a crash this batch discovered. */
   readonly isolationActive: () => boolean;
   /** Consumption paused during this batch: no further record may start. */
@@ -83,10 +86,13 @@ export function staysInQueue(outcome: RecordOutcome): boolean {
 
 /**
  * One record's failure to reach AWS (the ledger, the quarantine) returns that record only: the
- * others of the batch are not thrown back with it, and no work is left half-way (rule 1).
+ * others of the batch are not thrown back with it, and no work is left half-way (rule 1). In a
+ * half-open window, our own tables failing tells the window it proves nothing, and ends this
+ * batch: what it hands back waits for the next window, which must not find the queue empty.
  */
 export async function returnedOnError(
   deps: ConsumerDeps,
+  session: Pick<RecordSession, 'halfOpen' | 'pause'>,
   record: SQSRecord,
   handle: () => Promise<RecordOutcome>,
 ): Promise<RecordOutcome> {
@@ -98,7 +104,23 @@ export async function returnedOnError(
       messageId: record.messageId,
       error: error as Error,
     });
+    if (session.halfOpen && isOwnTableUnavailable(error)) {
+      await reportOwnFailure(deps);
+      session.pause('outage');
+    }
     return { kind: 'returned', why: (error as Error).name ?? 'error' };
+  }
+}
+
+/** Best effort: the record goes back either way; unrecorded, the window may restore too early. */
+async function reportOwnFailure(deps: ConsumerDeps): Promise<void> {
+  try {
+    await deps.control.recordProbe('own-failure');
+  } catch (error) {
+    deps.logger.warn('an own-table failure of the probe window was not recorded', {
+      event: 'probe-unrecorded',
+      error: error as Error,
+    });
   }
 }
 

@@ -4,7 +4,7 @@
  * charge work that is over, so each is retried while the invocation has time; only a table
  * being unavailable is retried, never a refused condition (another attempt owns the item).
  */
-import { ControlStateUnavailableError, LedgerUnavailableError } from '../adapters/errors';
+import { isOwnTableUnavailable } from '../adapters/errors';
 import type { ConsumerDeps } from './deps';
 
 const TRIES = 4;
@@ -22,9 +22,8 @@ export async function settleWrite<T>(
     try {
       return await write();
     } catch (error) {
-      const retryable =
-        error instanceof LedgerUnavailableError || error instanceof ControlStateUnavailableError;
-      if (!retryable || attempt >= TRIES || remainingTimeMs() < delay + RESERVE_MS) throw error;
+      if (!isOwnTableUnavailable(error) || attempt >= TRIES || remainingTimeMs() < delay + RESERVE_MS)
+        throw error;
       await deps.sleep(delay);
       delay *= 2;
     }

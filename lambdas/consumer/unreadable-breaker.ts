@@ -39,7 +39,7 @@ export async function holdWhileUnreadable(
   const session = stoppedSession(memory);
   const handedBack = [...held];
   for (const record of records.filter((candidate) => onLastReceive(deps, candidate))) {
-    const outcome = await returnedOnError(deps, record, () =>
+    const outcome = await returnedOnError(deps, session, record, () =>
       quarantineUnrun(deps, session, record, unreadableBreakerEvidence(breaker)),
     );
     if (staysInQueue(outcome)) handedBack.push(record);
@@ -53,6 +53,7 @@ function stoppedSession({ shares, unrecorded }: EnvironmentMemory): RecordSessio
     shares,
     unrecorded,
     probing: false,
+    halfOpen: false,
     isolationActive: () => false,
     paused: () => true,
     pause: () => undefined,

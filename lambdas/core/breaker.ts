@@ -92,8 +92,11 @@ export function isPoisonSuspect(item: FailureCounters, failure: ErrorClass | 'cr
  */
 export const FAILED_PROBES_OF_A_DOWN_DEPENDENCY = 2;
 
-/** What a consumer reports of one half-open probe. */
-export type ProbeResult = 'success' | 'failure' | 'repeated-failure';
+/**
+ * What a consumer reports of one half-open probe. `own-failure`: a record our own tables failed
+ * (any record of the window, probing or not): the pipeline cannot work yet, whatever succeeded.
+ */
+export type ProbeResult = 'success' | 'failure' | 'repeated-failure' | 'own-failure';
 
 /**
  * How a failed probe counts. A message that failed a probe before and fails again may be failing

@@ -1,8 +1,9 @@
 /**
  * Half-open probing (rule 7): after the cool-down the mapping runs at the smallest footprint for
  * a probe window, and the counters the consumer keeps on the breaker item judge it. Failures and
- * no success reopen with the cool-down doubled (capped); a success or silence restores the
- * remembered settings. Timings come in the input, so tests scale them down to seconds.
+ * no success, or a record our own tables failed, reopen with the cool-down doubled (capped); a
+ * success or silence restores the remembered settings. Timings come in the input, so tests scale
+ * them down to seconds.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, PROBE_FOOTPRINT } from '../../contract/control';
@@ -11,7 +12,7 @@ import { OPERATIONS_METRIC } from './protocol';
 import { attributeNames, CONDITION_FAILED, enteredTime, numberAt } from './steps';
 
 /** The probe counters the verdict reads, besides the operator's action. */
-export const PROBE_COUNTERS = [A.probeSuccesses, A.probeFailures] as const;
+export const PROBE_COUNTERS = [A.probeSuccesses, A.probeFailures, A.probeOwnFailures] as const;
 
 export function coolDown(ctx: PauseContext): sfn.Wait {
   return new sfn.Wait(ctx.scope, 'CoolDown', {
@@ -28,13 +29,14 @@ export function halfOpen(ctx: PauseContext): sfn.Chain {
     key: BREAKER_ITEM_KEY,
     update:
       `SET #${A.state} = :halfOpen, #${A.probeSuccesses} = :zero, #${A.probeFailures} = :zero, ` +
-      `#${A.probeRepeatFailures} = :zero, #${A.halfOpenAt} = :now`,
+      `#${A.probeRepeatFailures} = :zero, #${A.probeOwnFailures} = :zero, #${A.halfOpenAt} = :now`,
     condition: `#${A.epoch} = :epoch`,
     names: attributeNames(
       A.state,
       A.probeSuccesses,
       A.probeFailures,
       A.probeRepeatFailures,
+      A.probeOwnFailures,
       A.halfOpenAt,
       A.epoch,
     ),
@@ -70,7 +72,9 @@ export function probeWindow(ctx: PauseContext): sfn.Wait {
 /**
  * A window whose probes failed and none succeeded says the dependency is still down. One
  * success says it works: what failed beside it failed by itself, and meets its own budget once
- * consumption is restored. A window without traffic restores too: nothing says it is down.
+ * consumption is restored. A window without traffic restores too: nothing says it is down. A
+ * window in which our own tables failed a record proves nothing, whatever succeeded: restoring
+ * would run every message into the same failure, a receive each, so it reopens.
  */
 export function judgeProbe(
   ctx: PauseContext,
@@ -87,10 +91,13 @@ export function judgeProbe(
     comment: "The consumer's probe counters decide: reopen for longer, or restore consumption.",
   })
     .when(
-      sfn.Condition.and(counted(A.probeFailures), sfn.Condition.not(counted(A.probeSuccesses))),
+      sfn.Condition.or(
+        counted(A.probeOwnFailures),
+        sfn.Condition.and(counted(A.probeFailures), sfn.Condition.not(counted(A.probeSuccesses))),
+      ),
       ways.failed,
       {
-        comment: 'probes failed, none succeeded',
+        comment: 'probes failed and none succeeded, or our own tables failed',
       },
     )
     .otherwise(ways.worked);

@@ -204,7 +204,8 @@ function closeBreaker(ctx: PauseContext): sfn.TaskStateBase {
     key: BREAKER_ITEM_KEY,
     update:
       `SET #${A.state} = :closed, #${A.stop} = :false, #${A.closedAt} = :now ` +
-      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.taskToken}, ` +
+      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.probeOwnFailures}, ` +
+      `#${A.taskToken}, ` +
       `#${A.waitingSince}, #${A.operatorAction}, #${A.originalBatchSize}, #${A.originalMaxConcurrency}, ` +
       `#${A.halfOpenAt}, ` +
       // The next episode starts from the configured cool-down again.
@@ -217,6 +218,7 @@ function closeBreaker(ctx: PauseContext): sfn.TaskStateBase {
       A.probeSuccesses,
       A.probeFailures,
       A.probeRepeatFailures,
+      A.probeOwnFailures,
       A.taskToken,
       A.waitingSince,
       A.operatorAction,

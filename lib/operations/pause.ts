@@ -207,7 +207,8 @@ export function recordOpen(ctx: PauseContext): sfn.TaskStateBase {
       `#${A.openedAt} = :now, #${A.disabledAt} = :now, #${A.cooldownSeconds} = :cooldown, ` +
       `#${A.originalBatchSize} = if_not_exists(#${A.originalBatchSize}, :batchSize), ` +
       `#${A.originalMaxConcurrency} = if_not_exists(#${A.originalMaxConcurrency}, :maxConcurrency) ` +
-      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.halfOpenAt}`,
+      `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.probeOwnFailures}, ` +
+      `#${A.halfOpenAt}`,
     condition: `attribute_not_exists(#${A.epoch}) OR #${A.epoch} <= :epoch`,
     names: attributeNames(
       A.state,
@@ -222,6 +223,7 @@ export function recordOpen(ctx: PauseContext): sfn.TaskStateBase {
       A.probeSuccesses,
       A.probeFailures,
       A.probeRepeatFailures,
+      A.probeOwnFailures,
       A.halfOpenAt,
     ),
     values: {

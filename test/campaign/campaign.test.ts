@@ -22,7 +22,7 @@ const SCHEDULES = 10_000;
 const OPEN_INVARIANTS = new Set<InvariantName>([]);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>(['probe-success-restores-while-own-tables-fail']);
+const OPEN_CASES = new Set<string>([]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;

@@ -4,8 +4,9 @@
  * breaker open and disables the mapping; a stop (the breaker item's, never the input's: a run
  * of an epoch nobody tripped fails) then waits for an operator's
  * resume; otherwise it cools down, goes half-open and lets one probe footprint through
- * (batch 1), then reads the probe counters: failures and no success reopen with the cool-down
- * doubled (capped); a success or silence restores the mapping and closes the breaker. Every
+ * (batch 1), then reads the probe counters: failures and no success, or an own-table failure,
+ * reopen with the cool-down doubled (capped); a success or silence restores the mapping and
+ * closes the breaker. Every
  * write is conditioned on the epoch: an execution that finds a newer epoch steps aside
  * ("Superseded"). At each checkpoint (after the disable, after the cool-down, after the probe
  * window) a run reads the breaker's `operatorAction`: `resume` restores and closes; a stop's
@@ -220,6 +221,7 @@ export class PauseModel {
       probeSuccesses: 0,
       probeFailures: 0,
       probeRepeatFailures: 0,
+      probeOwnFailures: 0,
       ...(operatorAction === undefined ? {} : { operatorAction }),
     };
     this.mapping = 'probe';
@@ -227,10 +229,13 @@ export class PauseModel {
     run.until += run.probeSeconds * 1000;
   }
 
-  /** JudgeProbe: failures and no success reopen with the cool-down doubled (capped); else restore and close. */
+  /**
+   * JudgeProbe: failures and no success, or any own-table failure, reopen with the cool-down
+   * doubled (capped); else restore and close.
+   */
   private judgeProbe(run: Running): void {
-    const { probeFailures = 0, probeSuccesses = 0 } = this.world.control.breaker ?? {};
-    if (probeFailures === 0 || probeSuccesses > 0) {
+    const { probeFailures = 0, probeSuccesses = 0, probeOwnFailures = 0 } = this.world.control.breaker ?? {};
+    if (probeOwnFailures === 0 && (probeFailures === 0 || probeSuccesses > 0)) {
       this.close(run, false);
       return;
     }

@@ -93,7 +93,7 @@ describe('PauseStateMachine definition', () => {
       ]);
     }
     expect(states.ReadOperatorAfterProbe.Parameters?.ProjectionExpression).toBe(
-      '#operatorAction, #probeSuccesses, #probeFailures',
+      '#operatorAction, #probeSuccesses, #probeFailures, #probeOwnFailures',
     );
     expect(states.OperatorActionAfterProbe.Default).toBe('JudgeProbe');
     expect(states.JudgeProbe).toMatchObject({

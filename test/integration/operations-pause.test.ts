@@ -94,6 +94,7 @@ describe('pause: cool-down and half-open probing', () => {
       probeSuccesses: { N: '0' },
       probeFailures: { N: '0' },
       probeRepeatFailures: { N: '0' },
+      probeOwnFailures: { N: '0' },
     });
     // The consumer counts a successful probe.
     await ops.update(ops.tables.control, BREAKER, 'ADD probeSuccesses :one', { ':one': { N: '1' } });
@@ -106,6 +107,7 @@ describe('pause: cool-down and half-open probing', () => {
       'probeSuccesses',
       'probeFailures',
       'probeRepeatFailures',
+      'probeOwnFailures',
       'taskToken',
       'originalBatchSize',
       'operatorAction',
@@ -128,6 +130,27 @@ describe('pause: cool-down and half-open probing', () => {
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
     expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
     expect((await breaker()).state).toStrictEqual({ S: 'closed' });
+  });
+
+  it('reopens when our own tables failed in the window, even beside a success: the window proved nothing', async () => {
+    const executionArn = await pause();
+    await halfOpen();
+
+    // The consumer counts a record our own tables refused as a failure and an own failure.
+    await ops.update(
+      ops.tables.control,
+      BREAKER,
+      'ADD probeSuccesses :one, probeFailures :one, probeOwnFailures :one',
+      { ':one': { N: '1' } },
+    );
+
+    const reopened = await eventually('the breaker reopened', breakerIs('open'), 10_000);
+    expect(reopened.cooldownSeconds).toStrictEqual({ N: '4' });
+    expect(reopened.probeOwnFailures).toBeUndefined();
+    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
+      ':resume': { S: 'resume' },
+    });
+    expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
   });
 
   it('closes after a probe window without traffic', async () => {

@@ -997,16 +997,18 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       const afterFailure = (await ports.control.snapshot()).breaker;
       const repeated = await ports.control.recordProbe('repeated-failure');
       const afterRepeated = (await ports.control.snapshot()).breaker;
+      const own = await ports.control.recordProbe('own-failure');
       const counts = await ports.arrange.probeCounts();
       await ports.arrange.putBreaker({ state: 'closed', epoch: 1, cooldownSeconds: COOLDOWN, stop: false });
       const whileClosed = await ports.control.recordProbe('failure');
 
       // Assess
       expect(
-        [noBreaker, whileOpen, success, failure, repeated, whileClosed].map((probe) => probe.counted),
-      ).toStrictEqual([false, false, true, true, true, false]);
-      // A repeated failure is a failure of the window too (no silence), counted apart.
-      expect(counts).toStrictEqual({ successes: 1, failures: 2, repeated: 1 });
+        [noBreaker, whileOpen, success, failure, repeated, own, whileClosed].map((probe) => probe.counted),
+      ).toStrictEqual([false, false, true, true, true, true, false]);
+      // A repeated failure is a failure of the window too (no silence), counted apart; so is a
+      // failure of our own tables, which makes the window prove nothing.
+      expect(counts).toStrictEqual({ successes: 1, failures: 3, repeated: 1, own: 1 });
       // Every reader sees the window's counts: they decide whether it still probes, or holds.
       expect([afterSuccess, afterFailure, afterRepeated]).toMatchObject([
         { probeSuccesses: 1, probeFailures: 0, probeRepeatFailures: 0 },

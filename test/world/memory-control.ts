@@ -19,6 +19,8 @@ export interface StoredBreaker {
   readonly probeFailures: number;
   /** Absent: none (the state machine sets it to 0 at each window; older tests leave it out). */
   readonly probeRepeatFailures?: number;
+  /** Absent: none, as `probeRepeatFailures`. */
+  readonly probeOwnFailures?: number;
   /** `pq resume` / `pq hold`, until the pause closes the breaker or a new trip clears it. */
   readonly operatorAction?: BreakerAction;
 }
@@ -152,8 +154,13 @@ export class MemoryControl implements ControlPort {
     if (result === 'success') this.breaker = { ...breaker, probeSuccesses: breaker.probeSuccesses + 1 };
     else {
       const repeated = result === 'repeated-failure' ? 1 : 0;
-      const probeRepeatFailures = (breaker.probeRepeatFailures ?? 0) + repeated;
-      this.breaker = { ...breaker, probeFailures: breaker.probeFailures + 1, probeRepeatFailures };
+      const own = result === 'own-failure' ? 1 : 0;
+      this.breaker = {
+        ...breaker,
+        probeFailures: breaker.probeFailures + 1,
+        probeRepeatFailures: (breaker.probeRepeatFailures ?? 0) + repeated,
+        probeOwnFailures: (breaker.probeOwnFailures ?? 0) + own,
+      };
     }
     return { counted: true };
   }

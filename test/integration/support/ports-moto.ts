@@ -120,6 +120,7 @@ export function motoWorld(): PortsWorld {
             successes: Number(Item?.probeSuccesses?.N ?? 0),
             failures: Number(Item?.probeFailures?.N ?? 0),
             repeated: Number(Item?.probeRepeatFailures?.N ?? 0),
+            own: Number(Item?.probeOwnFailures?.N ?? 0),
           };
         },
         async freezeReplay() {

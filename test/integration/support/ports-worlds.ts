@@ -38,6 +38,7 @@ export interface Arrange {
     readonly successes: number;
     readonly failures: number;
     readonly repeated: number;
+    readonly own: number;
   }>;
   /** `pq replay freeze`. */
   freezeReplay(): Promise<void>;
@@ -104,6 +105,7 @@ export function memoryWorld(): PortsWorld {
             successes: control.breaker?.probeSuccesses ?? 0,
             failures: control.breaker?.probeFailures ?? 0,
             repeated: control.breaker?.probeRepeatFailures ?? 0,
+            own: control.breaker?.probeOwnFailures ?? 0,
           };
         },
         async freezeReplay() {

@@ -1,0 +1,64 @@
+/**
+ * A half-open window judges the outside dependency by its probes; a record our own tables
+ * failed in it says the pipeline cannot work yet, whatever else succeeded: the window then
+ * proves nothing, and the pause state machine reopens instead of restoring consumption into
+ * the same failure (campaign case probe-success-restores-while-own-tables-fail).
+ */
+import { describe, expect, it } from 'vitest';
+import type { TestWorld } from '../world/scenario';
+import { testWorld } from '../world/scenario';
+
+/** Half-open, with `probeSuccesses` probes of the window succeeded already. */
+async function halfOpen(world: TestWorld['world'], probeSuccesses: number): Promise<void> {
+  await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+  const paused = world.control.breaker?.record;
+  if (paused === undefined || paused.state !== 'open') throw new Error('breaker not open');
+  world.control.breaker = {
+    record: {
+      ...paused,
+      state: 'half-open',
+      stop: false,
+      probeSuccesses,
+      probeFailures: 0,
+      probeRepeatFailures: 0,
+    },
+    probeSuccesses,
+    probeFailures: 0,
+  };
+}
+
+describe('own-table failures in a half-open window', () => {
+  it('given a probe succeeded, when the attempts table refuses the next record, then the window counts an own failure', async () => {
+    // Prepare
+    const { world } = testWorld({ faults: [{ at: 'ledger.start', error: 'throttle' }] });
+    await halfOpen(world, 1);
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await world.deliver(world.environment(), 1);
+
+    // Assess: returned untouched, and the window can no longer restore consumption.
+    expect(world.queue.messages.size).toBe(1);
+    expect(world.control.breaker).toMatchObject({ probeSuccesses: 1, probeFailures: 1, probeOwnFailures: 1 });
+  });
+
+  it('given a probing window, when a crashed attempt cannot be settled because the control table fails, then the window counts an own failure', async () => {
+    // Prepare: M1's attempt was in flight in an environment that died.
+    const { world } = testWorld({
+      scripts: { M1: [[{ do: 'crash' }]] },
+      faults: [{ at: 'control.crashInFlight', error: 'throttle' }],
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    await world.deliver(world.environment(), 1);
+    world.clock.advance(31 * 60_000);
+    await halfOpen(world, 0);
+
+    // Act
+    const result = await world.deliver(world.environment(), 1);
+
+    // Assess
+    expect(result.records).toHaveLength(1);
+    expect(world.queue.messages.size).toBe(1);
+    expect(world.control.breaker).toMatchObject({ probeOwnFailures: 1 });
+  });
+});
