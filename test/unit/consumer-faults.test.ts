@@ -10,33 +10,10 @@ import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { bodyDigest } from '../../lambdas/core/ids';
 import { drive } from '../world/drive';
+import { halfOpenWindow } from '../world/half-open';
 import { type TestWorld, type TestWorldOptions, testWorld } from '../world/scenario';
 
 const charge = { do: 'external', name: 'charge', result: 'ok' } as const;
-
-/**
- * The breaker as the pause path leaves it after a cool-down: a new half-open window (tripped
- * first if need be), with probes failed in it already or not.
- */
-async function halfOpen(world: TestWorld['world'], probeFailures = 0): Promise<void> {
-  if (world.control.breaker === undefined) {
-    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-  }
-  const paused = world.control.breaker?.record;
-  if (paused === undefined || paused.state === 'closed') throw new Error('breaker not paused');
-  world.control.breaker = {
-    record: {
-      ...paused,
-      state: 'half-open',
-      stop: false,
-      probeSuccesses: 0,
-      probeFailures,
-      probeRepeatFailures: 0,
-    },
-    probeSuccesses: 0,
-    probeFailures,
-  };
-}
 
 /** Ten messages: rule 11b judges from 10 outcomes on. */
 const TEN = Array.from({ length: 10 }, (_, index) => `M${index + 1}`);
@@ -465,7 +442,7 @@ describe('a pause hands its records back for the probe (rule 7)', () => {
       env: { PQ_TRANSIENT_RETRIES: '0' },
       scripts: { M1: [[{ do: 'throw', error: 'transient' }]] },
     });
-    await halfOpen(world);
+    await halfOpenWindow(world);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
 
     // Act
@@ -484,7 +461,7 @@ describe('two failed probes are the verdict of their window (rule 7)', () => {
     const { world, outside } = testWorld({
       scripts: { M2: [[{ do: 'external', name: 'pay', result: 'ok' }]] },
     });
-    await halfOpen(world, 2);
+    await halfOpenWindow(world, { probeFailures: 2 });
     world.queue.send({ messageId: 'id-M2', body: 'M2' });
     const handedBackAt = world.clock.now();
 
@@ -505,7 +482,7 @@ describe('a failed probe hands its window back for the next one (rule 7)', () =>
     const { world } = testWorld({
       scripts: { M1: [[{ do: 'throw', error: 'transient' }]], M2: [[{ do: 'throw', error: 'transient' }]] },
     });
-    await halfOpen(world);
+    await halfOpenWindow(world);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     world.queue.send({ messageId: 'id-M2', body: 'M2' });
     const windowStart = world.clock.now();
@@ -533,7 +510,7 @@ describe('a failed probe hands its window back for the next one (rule 7)', () =>
         M3: [[{ do: 'throw', error: 'transient' }]],
       },
     });
-    await halfOpen(world);
+    await halfOpenWindow(world);
     for (const label of ['M1', 'M2', 'M3']) world.queue.send({ messageId: `id-${label}`, body: label });
 
     // Act: three batches of the window (the probe footprint is one record).
@@ -555,14 +532,14 @@ describe('a message that failed a probe before does not decide a later window (r
     const { world } = testWorld({
       scripts: { M1: [failing], M2: [failing], M3: [[{ do: 'external', name: 'pay', result: 'ok' }]] },
     });
-    await halfOpen(world);
+    await halfOpenWindow(world);
     for (const label of ['M1', 'M2', 'M3']) world.queue.send({ messageId: `id-${label}`, body: label });
     for (let batch = 0; batch < 3; batch++) await world.deliver(world.environment(), 1);
     expect(world.ledger.get('id-M3')).toBeUndefined();
 
     // Act: the next window, once the three are visible again.
     world.clock.advance(150_000);
-    await halfOpen(world);
+    await halfOpenWindow(world);
     for (let batch = 0; batch < 3; batch++) await world.deliver(world.environment(), 1);
 
     // Assess: M1 and M2 failed again, uncharged, but a failed probe behind them says their
@@ -587,7 +564,7 @@ describe('the last receive before the backstop (rule 3 over rule 7)', () => {
     return { world, receivedBefore };
   };
   const halfOpenWith = async ({ world, receivedBefore }: ReturnType<typeof probeWorld>) => {
-    await halfOpen(world);
+    await halfOpenWindow(world);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     const queued = world.queue.messages.get('id-M1');
     if (queued === undefined) throw new Error('not queued');

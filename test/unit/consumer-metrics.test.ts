@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CONSUMER_METRIC } from '../../contract/metrics';
 import type { ConsumerMetrics } from '../../lambdas/consumer/metrics';
 import { drive } from '../world/drive';
+import { halfOpenWindow } from '../world/half-open';
 import { testWorld } from '../world/scenario';
 
 const M = CONSUMER_METRIC;
@@ -101,21 +102,7 @@ describe('what the consumer counts', () => {
   it('given a half-open window, then a failed probe and a successful one are counted apart', async () => {
     // Prepare: M1 fails, M2 succeeds, each a probe of the window.
     const { world } = testWorld({ scripts: { M1: [[{ do: 'throw', error: 'transient' }]] } });
-    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-    const open = world.control.breaker?.record;
-    if (open === undefined || open.state !== 'open') throw new Error('breaker not open');
-    world.control.breaker = {
-      record: {
-        ...open,
-        state: 'half-open',
-        stop: false,
-        probeSuccesses: 0,
-        probeFailures: 0,
-        probeRepeatFailures: 0,
-      },
-      probeSuccesses: 0,
-      probeFailures: 0,
-    };
+    await halfOpenWindow(world);
     send(world, ['M1', 'M2']);
 
     // Act

@@ -5,33 +5,14 @@
  * the same failure (campaign case probe-success-restores-while-own-tables-fail).
  */
 import { describe, expect, it } from 'vitest';
-import type { TestWorld } from '../world/scenario';
+import { halfOpenWindow } from '../world/half-open';
 import { testWorld } from '../world/scenario';
-
-/** Half-open, with `probeSuccesses` probes of the window succeeded already. */
-async function halfOpen(world: TestWorld['world'], probeSuccesses: number): Promise<void> {
-  await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
-  const paused = world.control.breaker?.record;
-  if (paused === undefined || paused.state !== 'open') throw new Error('breaker not open');
-  world.control.breaker = {
-    record: {
-      ...paused,
-      state: 'half-open',
-      stop: false,
-      probeSuccesses,
-      probeFailures: 0,
-      probeRepeatFailures: 0,
-    },
-    probeSuccesses,
-    probeFailures: 0,
-  };
-}
 
 describe('own-table failures in a half-open window', () => {
   it('given a probe succeeded, when the attempts table refuses the next record, then the window counts an own failure', async () => {
     // Prepare
     const { world } = testWorld({ faults: [{ at: 'ledger.start', error: 'throttle' }] });
-    await halfOpen(world, 1);
+    await halfOpenWindow(world, { probeSuccesses: 1 });
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
 
     // Act
@@ -51,7 +32,7 @@ describe('own-table failures in a half-open window', () => {
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     await world.deliver(world.environment(), 1);
     world.clock.advance(31 * 60_000);
-    await halfOpen(world, 0);
+    await halfOpenWindow(world);
 
     // Act
     const result = await world.deliver(world.environment(), 1);
