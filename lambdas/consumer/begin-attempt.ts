@@ -6,7 +6,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import type { LedgerEntry, StartInput } from '../adapters/attempt-ledger';
-import { LedgerUnavailableError } from '../adapters/errors';
+import { isOwnTableUnavailable } from '../adapters/errors';
 import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
 import { type DeliveryDecision, decideDelivery, failureEventForMessage } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
@@ -48,7 +48,7 @@ export async function beginAttempt(
     expiresAt: Math.floor(now.getTime() / 1000) + deps.config.ledgerRetentionDays * 86_400,
     ...(identity.replayOf === undefined ? {} : { replayOf: identity.replayOf }),
   };
-  const started = await startReportingOutage(deps, session, attempt);
+  const started = await reportingOwnTables(deps, session, attempt.key, () => deps.ledger.start(attempt));
   if ('kind' in started) return started;
   if (started.started) return started.item;
 
@@ -70,7 +70,11 @@ export async function beginAttempt(
   };
   let decision = decideDelivery(previous, undefined, deps.config.policy, now.getTime(), delivered);
   if (decision.kind === 'need-crash-context') {
-    const crash = await crashContext(deps, decision.envId, previous.key, attempt.expiresAt);
+    const { envId } = decision;
+    const crash = await reportingOwnTables(deps, session, attempt.key, () =>
+      crashContext(deps, envId, previous.key, attempt.expiresAt),
+    );
+    if ('kind' in crash) return crash;
     decision = decideDelivery(previous, crash, deps.config.policy, now.getTime(), delivered);
   }
   return carryOut(deps, session, record, attempt, previous, decision);
@@ -163,28 +167,30 @@ async function carryOut(
 }
 
 /**
- * The start write, fail closed. An attempts table that refuses writes is a shared dependency
- * down (rule 7): each refused message is a failure event, so enough of them pause consumption
- * instead of cycling every message toward the backstop.
+ * A step of ours before the work (the start write, fail closed; the crash context's reads). Our
+ * own attempts or control table refusing it is a shared dependency down (rule 7): each refused
+ * message is a failure event, so enough of them pause consumption instead of cycling every
+ * message toward the backstop; in a half-open window it also vetoes the window.
  */
-async function startReportingOutage(
+async function reportingOwnTables<T extends object>(
   deps: ConsumerDeps,
   session: RecordSession,
-  attempt: StartInput,
-): Promise<Awaited<ReturnType<ConsumerDeps['ledger']['start']>> | RecordOutcome> {
+  key: string,
+  step: () => Promise<T>,
+): Promise<T | RecordOutcome> {
   try {
-    return await deps.ledger.start(attempt);
+    return await step();
   } catch (error) {
-    if (!(error instanceof LedgerUnavailableError)) throw error;
-    deps.logger.error('attempt not started: the attempts table is unavailable', {
-      event: 'ledger-unavailable',
-      error,
+    if (!isOwnTableUnavailable(error)) throw error;
+    deps.logger.error('attempt not started: our own table is unavailable', {
+      event: 'own-table-unavailable',
+      error: error as Error,
     });
-    const event = { key: failureEventForMessage(attempt.key), kind: 'transient' as const };
+    const event = { key: failureEventForMessage(key), kind: 'transient' as const };
     if (session.halfOpen) await deps.control.recordProbe('own-failure');
     if ((await reportFailureEvent(deps, session.unrecorded, event)) || session.halfOpen)
       session.pause('outage');
-    return { kind: 'returned', why: 'ledger-unavailable' };
+    return { kind: 'returned', why: (error as Error).name };
   }
 }
 

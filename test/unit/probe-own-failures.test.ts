@@ -43,3 +43,27 @@ describe('own-table failures in a half-open window', () => {
     expect(world.control.breaker).toMatchObject({ probeOwnFailures: 1 });
   });
 });
+
+describe('own-table failures while settling a crash', () => {
+  it('given three crashed messages whose crash context cannot be read, then their failures pause consumption (rule 7) instead of cycling them', async () => {
+    // Prepare: each of M1..M3 killed its own environment; the byEnv index then refuses reads.
+    const crashOnce = [[{ do: 'crash' } as const], []];
+    const { world } = testWorld({
+      scripts: { M1: crashOnce, M2: crashOnce, M3: crashOnce },
+      faults: [{ at: 'ledger.inFlightKeysOf', error: 'throttle', times: 10 }],
+    });
+    for (const label of ['M1', 'M2', 'M3']) {
+      world.queue.send({ messageId: `id-${label}`, body: label });
+      await world.deliver(world.environment(), 1);
+    }
+    world.clock.advance(31 * 60_000);
+
+    // Act
+    await world.deliver(world.environment(), 10);
+
+    // Assess: three distinct keys failed on our own table: an outage, nothing charged.
+    expect(world.control.breaker?.record).toMatchObject({ state: 'open', reason: 'outage' });
+    expect(world.ledger.all().map((item) => item.charged)).toStrictEqual([0, 0, 0]);
+    expect(world.queue.messages.size).toBe(3);
+  });
+});
