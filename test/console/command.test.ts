@@ -1,6 +1,6 @@
 /** `pq console` on the command line, before anything reaches AWS or listens. */
 import { describe, expect, it } from 'vitest';
-import { pq } from '../unit/run-pq';
+import { pq } from '../support/run-cli';
 
 describe('pq console', () => {
   it.each([['80a'], ['-1'], ['65536'], ['']])(

@@ -8,9 +8,7 @@ import { DescribeExecutionCommand, StartExecutionCommand, StopExecutionCommand }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
 import { MAX_PAUSE_RUNS, Operations } from '../../lambdas/adapters/operations';
-import { type CliHarness, eventually, startCliHarness } from './support/cli-harness';
-
-const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+import { type CliHarness, eventually, MOTO_CALLER, startCliHarness } from './support/cli-harness';
 
 let cli: CliHarness;
 let control: ControlState;

@@ -2,21 +2,15 @@
  * `pq discard` against the construct deployed into moto: an open record is closed as resolved
  * with a `discard` audit entry, its content kept; anything not open is refused and unchanged.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { groupId } from '../../lambdas/core/operator';
-import { type CliHarness, startCliHarness } from './support/cli-harness';
-
-const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+import { type CliHarness, MOTO_CALLER, withCliHarness } from './support/cli-harness';
 
 let cli: CliHarness;
 
-beforeAll(async () => {
-  cli = await startCliHarness();
+withCliHarness((started) => {
+  cli = started;
 });
-beforeEach(async () => {
-  while ((await cli.receive()).length > 0);
-});
-afterAll(async () => cli?.stop());
 
 describe('pq discard ID', () => {
   it('resolves an open record with an audited discard, keeps its content and sends nothing', async () => {

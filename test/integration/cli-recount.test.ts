@@ -4,21 +4,15 @@
  * `pq recount` repairs a count that drifted, audited on the counter item.
  */
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COUNTER_KEY } from '../../lambdas/adapters/open-records';
-import { type CliHarness, startCliHarness } from './support/cli-harness';
-
-const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+import { type CliHarness, MOTO_CALLER, withCliHarness } from './support/cli-harness';
 
 let cli: CliHarness;
 
-beforeAll(async () => {
-  cli = await startCliHarness();
+withCliHarness((started) => {
+  cli = started;
 });
-beforeEach(async () => {
-  while ((await cli.receive()).length > 0);
-});
-afterAll(async () => cli?.stop());
 
 async function counterItem() {
   const { Item } = await cli.pipeline.clients.dynamodb.send(

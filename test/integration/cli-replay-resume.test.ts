@@ -4,23 +4,17 @@
  * ledger shows the consumer picked the replay up, and otherwise releases it without sending.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
 import { SourceQueue } from '../../lambdas/adapters/source-queue';
 import { bodyDigest } from '../../lambdas/core/ids';
-import { type CliHarness, type Seeded, startCliHarness } from './support/cli-harness';
-
-const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+import { type CliHarness, MOTO_CALLER, type Seeded, withCliHarness } from './support/cli-harness';
 
 let cli: CliHarness;
 
-beforeAll(async () => {
-  cli = await startCliHarness();
+withCliHarness((started) => {
+  cli = started;
 });
-beforeEach(async () => {
-  while ((await cli.receive()).length > 0);
-});
-afterAll(async () => cli?.stop());
 
 type Step = 'claimed' | 'reset' | 'sent' | 'picked-up';
 

@@ -6,23 +6,16 @@
 
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import type { Message } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Operations } from '../../lambdas/adapters/operations';
 import { groupId } from '../../lambdas/core/operator';
-import { type CliHarness, eventually, startCliHarness } from './support/cli-harness';
-
-const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+import { type CliHarness, eventually, MOTO_CALLER, withCliHarness } from './support/cli-harness';
 
 let cli: CliHarness;
 
-beforeAll(async () => {
-  cli = await startCliHarness();
+withCliHarness((started) => {
+  cli = started;
 });
-// Each test reads the queue as it left it; nothing else consumes it.
-beforeEach(async () => {
-  while ((await cli.receive()).length > 0);
-});
-afterAll(async () => cli?.stop());
 
 const replayOf = (message: Message) => message.MessageAttributes?.['pq-replay-of']?.StringValue;
 

@@ -11,7 +11,6 @@ import { GetEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { DescribeExecutionCommand, ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { Duration } from 'aws-cdk-lib';
-import { runCli } from '../../cli/run';
 import { ENV } from '../../contract/env';
 import { EXECUTION_NAME_PREFIX } from '../../contract/executions';
 import type { QuarantineStatus } from '../../contract/quarantine';
@@ -25,6 +24,7 @@ import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeli
 import { LOCAL_CREDENTIALS } from '../../local/moto';
 import { parseLine } from '../../local/rehearsal/consumer-log';
 import type { OutsideSystem, OutsideSystemOptions } from '../../local/rehearsal/outside-system';
+import { runCliCaptured } from '../support/run-cli';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -314,14 +314,7 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
       return new Map(keys.map((key, index) => [key, items[index]]));
     },
     async cli(...argv) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli([...argv, ...targetArgs], {
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-        env: {},
-      });
-      const run = { argv, code, stdout, stderr };
+      const run = { argv, ...(await runCliCaptured([...argv, ...targetArgs])) };
       cliRuns.push(run);
       return run;
     },

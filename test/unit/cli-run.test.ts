@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/commands';
 import { version } from '../../packages/pq/package.json';
-import { pq } from './run-pq';
+import { pq } from '../support/run-cli';
 
 describe('--version', () => {
   it.each([[['--version']], [['--region', 'eu-west-1', '--version']], [['status', '--version']]])(

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { type CliIo, runCli } from '../../../cli/run';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { CliIo } from '../../../cli/run';
 import { ENV } from '../../../contract/env';
 import { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import { QuarantineRecords } from '../../../lambdas/adapters/quarantine-reader';
@@ -18,13 +19,10 @@ import { bodyDigest, quarantineId } from '../../../lambdas/core/ids';
 import type { NewQuarantineRecord } from '../../../lambdas/core/quarantine-record';
 import type { ErrorEvidence } from '../../../lambdas/core/types';
 import { LOCAL_CREDENTIALS } from '../../../local/moto';
+import { type CapturedRun, runCliCaptured } from '../../support/run-cli';
 import { type AdapterPipeline, startPipeline } from './pipeline';
 
-export interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = CapturedRun;
 
 export interface Seed {
   readonly body?: string | Buffer;
@@ -71,6 +69,26 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Who moto says the caller is: the `who` of every audit entry the CLI writes here. */
+export const MOTO_CALLER = 'arn:aws:sts::123456789012:user/moto';
+
+/**
+ * One harness for a test file: started before its tests, given to `started`, its source queue
+ * drained before each test (each reads the queue as it left it; nothing else consumes it), and
+ * stopped after.
+ */
+export function withCliHarness(started: (cli: CliHarness) => void): void {
+  let cli: CliHarness | undefined;
+  beforeAll(async () => {
+    cli = await startCliHarness();
+    started(cli);
+  });
+  beforeEach(async () => {
+    while (((await cli?.receive()) ?? []).length > 0);
+  });
+  afterAll(async () => cli?.stop());
 }
 
 export const PARSE_ERROR: ErrorEvidence = {
@@ -160,17 +178,8 @@ export async function startCliHarness(): Promise<CliHarness> {
     return { id, messageKey, body };
   }
 
-  async function runCaptured(argv: readonly string[], clock: Pick<CliIo, 'now' | 'sleep'>): Promise<CliRun> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli([...argv, ...targetArgs], {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-      env: {},
-      ...clock,
-    });
-    return { code, stdout, stderr };
-  }
+  const runCaptured = (argv: readonly string[], clock: Pick<CliIo, 'now' | 'sleep'>) =>
+    runCliCaptured([...argv, ...targetArgs], clock);
 
   return {
     pipeline,
