@@ -1,11 +1,11 @@
 import * as path from 'node:path';
 import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { PoisonQuarantineProps } from './poison-quarantine-props';
 
 /** The module specifier the consumer handler imports the user's processing module by. */
 export const PROCESSOR_MODULE_ALIAS = 'pq-user-processor';
@@ -19,18 +19,19 @@ const HANDLER_ENTRY =
     ? path.join(__dirname, '..', 'lambdas', 'handlers', 'consumer.ts')
     : path.join(__dirname, '..', 'esm', 'lambdas', 'handlers', 'consumer.js');
 
-/** The user's settings of the function, passed through (checked in PoisonQuarantineProps). */
-type PassedThrough = Pick<
-  PoisonQuarantineProps,
-  'vpc' | 'vpcSubnets' | 'securityGroups' | 'layers' | 'bundling' | 'tracing'
->;
-
-export interface ConsumerFunctionProps extends PassedThrough {
+export interface ConsumerFunctionProps {
   readonly processorEntry: string;
   readonly timeout: Duration;
   readonly memorySize: number;
   readonly logRetention: logs.RetentionDays;
   readonly environment: Readonly<Record<string, string>>;
+  /** The user's settings of the function, passed through (PoisonQuarantineProps, checked there). */
+  readonly vpc?: ec2.IVpc;
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  readonly securityGroups?: ec2.ISecurityGroup[];
+  readonly layers?: lambda.ILayerVersion[];
+  readonly bundling?: nodejs.BundlingOptions;
+  readonly tracing?: lambda.Tracing;
 }
 
 /**
