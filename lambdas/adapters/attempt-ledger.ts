@@ -354,8 +354,8 @@ export class AttemptLedger {
             RequestItems: {
               [this.tableName]: {
                 Keys: unique.map((key) => ({ pk: S(key) })),
-                ProjectionExpression: '#pk, #state, #charged',
-                ExpressionAttributeNames: namesIn('#pk #state #charged'),
+                ProjectionExpression: '#pk, #state, #attempts, #charged',
+                ExpressionAttributeNames: namesIn('#pk #state #attempts #charged'),
               },
             },
           }),
@@ -367,6 +367,7 @@ export class AttemptLedger {
       const read = new ItemReader(item, 'attempts table item');
       glances.set(read.string('pk'), {
         state: read.string('state') as LedgerState,
+        attempts: read.counter('attempts'),
         charged: read.counter('charged'),
       });
     }

@@ -456,9 +456,9 @@ describe('suspectOrder: who of the redelivered records runs first', () => {
   it('given a poison message ahead of a never-started one, then the never-started one runs first', () => {
     // Prepare
     const glances = new Map([
-      ['poison', { state: 'in-flight' as const, charged: 2 }],
-      ['done', { state: 'completed' as const, charged: 0 }],
-      ['retried', { state: 'ready' as const, charged: 0 }],
+      ['poison', { state: 'in-flight' as const, attempts: 3, charged: 2 }],
+      ['done', { state: 'completed' as const, attempts: 1, charged: 0 }],
+      ['retried', { state: 'ready' as const, attempts: 1, charged: 0 }],
     ]);
 
     // Act
@@ -466,5 +466,30 @@ describe('suspectOrder: who of the redelivered records runs first', () => {
 
     // Assess
     expect(order).toEqual(['fresh', 'fresh-2', 'done', 'retried', 'poison']);
+  });
+
+  it('given a crash nobody was charged for, then the message whose attempts died more often runs last', () => {
+    // Prepare: all three were in flight when one environment died (charged to none); the
+    // poison then died again, alone, before the healthy two had started again.
+    const glances = new Map([
+      ['poison', { state: 'in-flight' as const, attempts: 2, charged: 0 }],
+      ['healthy', { state: 'in-flight' as const, attempts: 1, charged: 0 }],
+      ['healthy-2', { state: 'in-flight' as const, attempts: 1, charged: 0 }],
+      ['retried', { state: 'ready' as const, attempts: 1, charged: 0 }],
+    ]);
+
+    // Act
+    const order = suspectOrder(['poison', 'healthy', 'retried', 'healthy-2'], (key) => key, glances);
+
+    // Assess: a retried attempt ended; the in-flight ones died; equal ranks keep SQS's order.
+    expect(order).toEqual(['retried', 'healthy', 'healthy-2', 'poison']);
+  });
+
+  it('given equal attempts, then charged attempts order them', () => {
+    const glances = new Map([
+      ['charged', { state: 'ready' as const, attempts: 2, charged: 2 }],
+      ['uncharged', { state: 'ready' as const, attempts: 2, charged: 0 }],
+    ]);
+    expect(suspectOrder(['charged', 'uncharged'], (key) => key, glances)).toEqual(['uncharged', 'charged']);
   });
 });

@@ -188,7 +188,8 @@ export class MemoryLedger implements LedgerPort {
     const glances = new Map<string, LedgerGlance>();
     for (const key of keys) {
       const item = this.items.get(key);
-      if (item !== undefined) glances.set(key, { state: item.state, charged: item.charged });
+      if (item !== undefined)
+        glances.set(key, { state: item.state, attempts: item.attempts, charged: item.charged });
     }
     return glances;
   }
