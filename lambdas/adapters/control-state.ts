@@ -3,6 +3,7 @@
  * failure window, crash counts and the replay freeze. Every transition several execution
  * environments may race on is one conditional write, so exactly one of them wins.
  */
+import { createHash } from 'node:crypto';
 import {
   BatchGetItemCommand,
   type DynamoDBClient,
@@ -56,6 +57,19 @@ export type BreakerTimings = Pick<Policy, 'breakerCooldownSeconds'>;
 
 /** BatchGetItem may leave keys unprocessed under load; after this many rounds the read fails. */
 const BATCH_ROUNDS = 5;
+
+/** DynamoDB's limit on a sort key, in UTF-8 bytes; a message key may be twice as long. */
+const SORT_KEY_MAX_BYTES = 1024;
+
+/**
+ * A message key as the sort key of its `lost-completion` item: as it is when it fits, else its
+ * sha256 (a key of 1025-2048 bytes would be refused).
+ */
+export function lostCompletionSortKey(key: string): string {
+  return Buffer.byteLength(key, 'utf8') <= SORT_KEY_MAX_BYTES
+    ? key
+    : `sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+}
 
 /** Failure events (about 150 bytes each) per page of the window: one read unit a page. */
 export const FAILURE_EVENTS_PER_PAGE = 20;
@@ -190,7 +204,7 @@ export class ControlState {
   }): Promise<void> {
     await this.put('recordLostCompletion', {
       pk: S('lost-completion'),
-      sk: S(lost.key),
+      sk: S(lostCompletionSortKey(lost.key)),
       attemptId: S(lost.attemptId),
       expiresAt: N(lost.expiresAt),
     });
@@ -201,7 +215,7 @@ export class ControlState {
       this.client.send(
         new GetItemCommand({
           TableName: this.tableName,
-          Key: { pk: S('lost-completion'), sk: S(key) },
+          Key: { pk: S('lost-completion'), sk: S(lostCompletionSortKey(key)) },
           ConsistentRead: true,
         }),
       ),

@@ -8,7 +8,7 @@ import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/messa
 import type { LedgerEntry, StartInput } from '../adapters/attempt-ledger';
 import { isOwnTableUnavailable } from '../adapters/errors';
 import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
-import { type DeliveryDecision, decideDelivery, failureEventForMessage } from '../core/delivery';
+import { type DeliveryDecision, decideDelivery } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
 import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
@@ -21,6 +21,7 @@ import {
   quarantined,
   type RecordOutcome,
   type RecordSession,
+  reportOwnTablesDown,
 } from './record-outcome';
 
 /** Under which key a record is worked on; `replayOf` when it claims to be an operator's replay. */
@@ -167,10 +168,8 @@ async function carryOut(
 }
 
 /**
- * A step of ours before the work (the start write, fail closed; the crash context's reads). Our
- * own attempts or control table refusing it is a shared dependency down (rule 7): each refused
- * message is a failure event, so enough of them pause consumption instead of cycling every
- * message toward the backstop; in a half-open window it also vetoes the window.
+ * A step of ours before the work (the start write, fail closed; the crash context's reads): our
+ * own tables refusing it returns the record, reported as record-outcome.ts `reportOwnTablesDown`.
  */
 async function reportingOwnTables<T extends object>(
   deps: ConsumerDeps,
@@ -182,14 +181,7 @@ async function reportingOwnTables<T extends object>(
     return await step();
   } catch (error) {
     if (!isOwnTableUnavailable(error)) throw error;
-    deps.logger.error('attempt not started: our own table is unavailable', {
-      event: 'own-table-unavailable',
-      error: error as Error,
-    });
-    const event = { key: failureEventForMessage(key), kind: 'transient' as const };
-    if (session.halfOpen) await deps.control.recordProbe('own-failure');
-    if ((await reportFailureEvent(deps, session.unrecorded, event)) || session.halfOpen)
-      session.pause('outage');
+    await reportOwnTablesDown(deps, session, key, error);
     return { kind: 'returned', why: (error as Error).name };
   }
 }

@@ -76,6 +76,8 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
     newId: randomUUID,
     random: Math.random,
     sleep: (ms) => sleep(ms),
+    alarm: (ms, signal) =>
+      sleep(ms, undefined, { signal, ref: false }).catch(() => new Promise<void>(() => undefined)),
   });
   return (event, context) => {
     // Every line of this invocation names its request, and the first one's the cold start.

@@ -24,4 +24,9 @@ export interface ConsumerDeps extends ConsumerPorts {
   readonly random: () => number;
   /** Waits `ms` (between retries of a settle write). */
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * Resolves after `ms` unless `signal` aborts first (then it never settles and holds no timer):
+   * how long a declared external call may go unanswered (work-context.ts).
+   */
+  readonly alarm: (ms: number, signal: AbortSignal) => Promise<void>;
 }

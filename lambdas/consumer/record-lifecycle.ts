@@ -21,6 +21,7 @@ import {
   quarantined,
   type RecordOutcome,
   type RecordSession,
+  reportOwnTablesDown,
 } from './record-outcome';
 import { settleWrite } from './settle';
 import type { QueueMessage } from './types';
@@ -55,6 +56,10 @@ export async function processRecord(
     // The item as the ledger now holds it: a quarantine's evidence names the declared call (rule 8).
     const external = work.lastExternal();
     const current = external === undefined ? item : { ...item, external };
+    const ownFailure = work.ownTableFailure();
+    // After a keyless call may have gone through, a person decides whoever failed (rule 8).
+    if (ownFailure !== undefined && !work.madeUnrepeatableCall())
+      return endOnOwnTables(deps, session, record, item, ownFailure, remainingTimeMs);
     return endWithError(deps, session, record, current, error, work.madeUnrepeatableCall(), remainingTimeMs);
   }
   return complete(deps, session, item, remainingTimeMs);
@@ -89,6 +94,33 @@ async function complete(
   session.shares.record('completed');
   if (session.probing) await deps.control.recordProbe('success');
   return { kind: 'completed' };
+}
+
+/**
+ * Our own table refused a write of the work (a stage, a call's record): the attempt ends
+ * uncharged and the message goes back, as after a refused start (rule 7). Whatever the user's code
+ * made of our error, their classifier never sees it: it is not the message's.
+ */
+async function endOnOwnTables(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SQSRecord,
+  item: LedgerEntry,
+  error: unknown,
+  remainingTimeMs: () => number,
+): Promise<RecordOutcome> {
+  try {
+    await reportOwnTablesDown(deps, session, item.key, error);
+  } finally {
+    // Settled uncharged, its next delivery is a fresh attempt, not this one taken for a crash.
+    await settleWrite(deps, remainingTimeMs, () =>
+      deps.ledger.recordFailure(item.key, item.attemptId, { counters: item, now: deps.now() }),
+    );
+  }
+  return handBackUnlessLastReceive(deps, session, record, item, async () => ({
+    kind: 'returned',
+    why: (error as Error).name,
+  }));
 }
 
 /** Rule 9: a caught error ends the attempt as the core decides. */

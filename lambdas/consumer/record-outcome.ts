@@ -4,9 +4,11 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { isOwnTableUnavailable } from '../adapters/errors';
+import { failureEventForMessage } from '../core/delivery';
 import { isLastReceive, receiveCountOf } from '../core/receive-limit';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
+import { reportFailureEvent } from './outage-watch';
 import { type QuarantineRequest, quarantineMessage } from './quarantine-step';
 import type { ShareWindow } from './share-window';
 import type { UnrecordedFailures } from './unrecorded-failures';
@@ -110,6 +112,28 @@ export async function returnedOnError(
     }
     return { kind: 'returned', why: (error as Error).name ?? 'error' };
   }
+}
+
+/**
+ * Our own attempts or control table refused a step of a record (the start, a crash's context, a
+ * write of the work): a shared dependency down (rule 7), never the message's fault. Each such
+ * message is a failure event, so enough of them pause consumption instead of cycling every
+ * message toward the backstop; in a half-open window it also vetoes the window.
+ */
+export async function reportOwnTablesDown(
+  deps: ConsumerDeps,
+  session: Pick<RecordSession, 'halfOpen' | 'pause' | 'unrecorded'>,
+  key: string,
+  error: unknown,
+): Promise<void> {
+  deps.logger.error('our own table is unavailable: the record goes back uncharged', {
+    event: 'own-table-unavailable',
+    error: error as Error,
+  });
+  const event = { key: failureEventForMessage(key), kind: 'transient' as const };
+  if (session.halfOpen) await deps.control.recordProbe('own-failure');
+  if ((await reportFailureEvent(deps, session.unrecorded, event)) || session.halfOpen)
+    session.pause('outage');
 }
 
 /** Best effort: the record goes back either way; unrecorded, the window may restore too early. */

@@ -31,6 +31,8 @@ export interface WorkContext {
   /**
    * Declares a call to an outside system: its pending state is written before `call` runs and its
    * result after. If the worker dies in between, the message is quarantined as "outcome unknown".
+   * A call still unanswered when only the time guard's margin of the invocation is left is given
+   * up with a `CallUnansweredError` (a TransientError), so its end is recorded before the kill.
    */
   external<T>(name: string, call: () => Promise<T>, options?: ExternalCallOptions): Promise<T>;
   /** Milliseconds left before the invocation times out. */

@@ -3,8 +3,10 @@
  * ledger before the code moves on, so a crash leaves the last known stage and, for a call to an
  * outside system, the fact that it may have happened (rule 8).
  */
+import { isOwnTableUnavailable } from '../adapters/errors';
 import { classifyExternalFailure, classifyWith } from '../core/classify';
-import { OutcomeUnknownError } from '../core/errors';
+import { CallUnansweredError, OutcomeUnknownError } from '../core/errors';
+import { timeMarginMs } from '../core/time-guard';
 import type { ExternalRecord } from '../core/types';
 import type { ConsumerDeps } from './deps';
 import { settleWrite } from './settle';
@@ -23,8 +25,14 @@ export interface AttemptWork {
    * would repeat the call (rule 8).
    */
   readonly madeUnrepeatableCall: () => boolean;
-  /** The external call this attempt declared last, as the ledger holds it: evidence for a quarantine. */
+  /** The external call this attempt declared last, as far as it knows: evidence for a quarantine. */
   readonly lastExternal: () => ExternalRecord | undefined;
+  /**
+   * The first error our own tables gave a write of the work (a stage, a call's record), if any:
+   * the attempt's failure is then ours, not the message's (rule 7), whatever the user's code
+   * made of the error.
+   */
+  readonly ownTableFailure: () => unknown;
 }
 
 export function workContext(
@@ -38,6 +46,7 @@ export function workContext(
   const unrepeatable = new Map<number, ExternalRecord>();
   let calls = 0;
   let lastExternal: ExternalRecord | undefined;
+  let ownTableFailure: unknown;
   // One attempt's writes land in the order they were made, even if the user's code runs calls
   // concurrently: a later write must not carry an older view of `unrepeatable`.
   let writes: Promise<unknown> = Promise.resolve();
@@ -47,10 +56,52 @@ export function workContext(
     return next;
   };
 
+  /** Rethrows; the first error our own tables gave is kept: the attempt then fails on us. */
+  const noteOwnFailure = (error: unknown): never => {
+    if (isOwnTableUnavailable(error)) ownTableFailure ??= error;
+    throw error;
+  };
+  /**
+   * The call returned but our table refused its `done` on every try: this attempt still knows it.
+   * Its later writes carry the call as done, and the ledger's `pending` errs on the safe side: a
+   * crash from here asks a person, as after any finished keyless call. The work goes on; its
+   * completion (or the lost-completion item) ends it without a person.
+   */
+  const keepUnrecordedResult = (name: string) => (error: unknown) => {
+    if (!isOwnTableUnavailable(error)) throw error;
+    deps.logger.warn('a call returned but its result was not recorded: the attempt goes on', {
+      event: 'call-result-unrecorded',
+      messageKey: attempt.key,
+      call: name,
+      error: error as Error,
+    });
+  };
+
+  /**
+   * A call still unanswered when the invocation's time runs out would die with it, seen only when
+   * its message came back visibility timeouts later: by then every message may have been sent into
+   * the same hang before rule 7 saw one. So the call is given up a margin before the deadline (the
+   * settle writes' margin), and its end is recorded while there is time.
+   */
+  const answeredInTime = async <T>(call: () => Promise<T>): Promise<T> => {
+    const budget = remainingTimeMs() - timeMarginMs(deps.config.policy.attemptTimeoutSeconds);
+    // No margin left: giving up at once would make a question for a person of a call that answers.
+    if (budget <= 0) return call();
+    const answered = new AbortController();
+    const unanswered = deps.alarm(budget, answered.signal).then((): never => {
+      throw new CallUnansweredError("no answer before the invocation's time ran out");
+    });
+    try {
+      return await Promise.race([call(), unanswered]);
+    } finally {
+      answered.abort();
+    }
+  };
+
   const ctx: WorkContext = {
     remainingTimeMs,
     async stage(name: string) {
-      await inOrder(() => ledger.recordStage(attempt.key, attempt.attemptId, name));
+      await inOrder(() => ledger.recordStage(attempt.key, attempt.attemptId, name)).catch(noteOwnFailure);
     },
     async external<T>(name: string, call: () => Promise<T>, options: ExternalCallOptions = {}): Promise<T> {
       const { idempotencyKey } = options;
@@ -68,6 +119,8 @@ export function workContext(
         }
         const sticky = unrepeatable.values().next().value;
         const write = () => ledger.recordExternal(attempt.key, attempt.attemptId, external, sticky);
+        // A call's result is known before it is durable; a pending call exists once it is durable.
+        if (settle) lastExternal = external;
         await inOrder(() => (settle ? settleWrite(deps, remainingTimeMs, write) : write()));
         lastExternal = external;
       };
@@ -79,11 +132,11 @@ export function workContext(
         // The call was not made. If the write landed after all, the ledger says pending: a
         // person will be asked, which is safe.
         unrepeatable.delete(callNumber);
-        throw error;
+        return noteOwnFailure(error);
       }
       let result: T;
       try {
-        result = await call();
+        result = await answeredInTime(call);
       } catch (error) {
         const errorClass = classifyExternalFailure(
           error,
@@ -96,12 +149,17 @@ export function workContext(
             cause: error,
           });
         }
-        await record('not-sent', true);
+        await record('not-sent', true).catch(noteOwnFailure);
         throw error;
       }
-      await record('done', true);
+      await record('done', true).catch(keepUnrecordedResult(name));
       return result;
     },
   };
-  return { ctx, madeUnrepeatableCall: () => unrepeatable.size > 0, lastExternal: () => lastExternal };
+  return {
+    ctx,
+    madeUnrepeatableCall: () => unrepeatable.size > 0,
+    lastExternal: () => lastExternal,
+    ownTableFailure: () => ownTableFailure,
+  };
 }

@@ -35,6 +35,18 @@ export class OutcomeUnknownError extends PoisonQuarantineError {
   }
 }
 
+/**
+ * A declared external call had not answered when the invocation's time ran out: it may have
+ * acted (rule 8), and its dependency looks hung (rule 7). Transient, so a call with an
+ * idempotency key is retried; a keyless one is outcome unknown.
+ */
+export class CallUnansweredError extends TransientError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CallUnansweredError';
+  }
+}
+
 /** One bad configuration value: the variable, what it held, and what it should hold. */
 export interface ConfigProblem {
   readonly key: string;

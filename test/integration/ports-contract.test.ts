@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerEntry, RestartInput, StartInput } from '../../lambdas/adapters/attempt-ledger';
 import {
+  ControlStateUnavailableError,
   LedgerStateMismatchError,
   LedgerUnavailableError,
   SourceQueueError,
@@ -138,6 +139,19 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
   const contract = (departure: Departure) => (world.departures[departure] === undefined ? it : it.fails);
 
   describe('LedgerPort: starting an attempt', () => {
+    it('issue 22 defect 9: given keys of 2048 and 2049 bytes, then the first starts and the second is refused as DynamoDB does', async () => {
+      // Act: the ledger's partition key is the message key.
+      const longest = await ports.ledger.start(startOf('k'.repeat(2048), 'a1'));
+      const error = await refusal(
+        ports.ledger.start(startOf('k'.repeat(2049), 'a1')),
+        LedgerUnavailableError,
+      );
+
+      // Assess
+      expect(longest.started).toBe(true);
+      expect((error.cause as Error).name).toBe('ValidationException');
+    });
+
     it('given a new key, when an attempt starts, then it is in flight with one attempt and zero counters', async () => {
       // Prepare
       const key = newKey('fresh');
@@ -911,6 +925,32 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
 
       // Assess
       expect([lost, none]).toStrictEqual(['a2', undefined]);
+    });
+
+    it('issue 22 defect 9: given a lost completion of a 2048-byte key, then it is kept and found under that key only', async () => {
+      // Prepare: the longest key a message may carry (ledger partition key limit), multi-byte.
+      const long = 'ü'.repeat(1024);
+      const sibling = `${'ü'.repeat(1023)}u`;
+      await ports.control.recordLostCompletion({ key: long, attemptId: 'a1', expiresAt: EXPIRES });
+
+      // Act
+      const lost = await ports.control.lostCompletion(long);
+      const none = await ports.control.lostCompletion(sibling);
+
+      // Assess
+      expect([Buffer.byteLength(long), lost, none]).toStrictEqual([2048, 'a1', undefined]);
+    });
+
+    it('issue 22 defect 9: given a sort key over 1024 bytes, then the control table refuses it as DynamoDB does', async () => {
+      // Act: an environment id is the crash item's sort key.
+      const error = await refusal(
+        ports.control.crashInFlight('e'.repeat(1025), async () => 1, EXPIRES),
+        ControlStateUnavailableError,
+      );
+
+      // Assess
+      expect((error.cause as Error).name).toBe('ValidationException');
+      expect(await ports.control.crashInFlight('e'.repeat(1024), async () => 1, EXPIRES)).toBe(1);
     });
   });
 

@@ -9,9 +9,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { bodyDigest } from '../../lambdas/core/ids';
+import type { FaultPoint } from '../../local/faults/fault-points';
 import { drive } from '../world/drive';
 import { halfOpenWindow } from '../world/half-open';
 import { type TestWorld, type TestWorldOptions, testWorld } from '../world/scenario';
+import { OutsideSystem, scriptedProcessor } from '../world/scripted-processor';
+import { World } from '../world/world';
 
 const charge = { do: 'external', name: 'charge', result: 'ok' } as const;
 
@@ -80,8 +83,8 @@ describe('rule 8 holds whatever the attempt does after a keyless call', () => {
     expect(world.ledger.get('id-M1')?.state).toBe('completed');
   });
 
-  it('given the done write of a keyless call keeps failing, then the call is not repeated: outcome unknown', async () => {
-    // Prepare
+  it('issue 22 defect 8: given the done write of a keyless call keeps failing, then the call is not repeated and no person is asked: it completes', async () => {
+    // Prepare: every try of the done write is refused; the completion lands.
     const { world, outside } = testWorld({
       scripts: { M1: [[charge]] },
       faults: [{ at: 'ledger.recordExternal:done', error: 'throttle', times: 20 }],
@@ -93,9 +96,28 @@ describe('rule 8 holds whatever the attempt does after a keyless call', () => {
 
     // Assess
     expect(outside.count('id-M1', 'charge')).toBe(1);
-    expect([...world.quarantine.records.values()].map((record) => record.reason)).toEqual([
-      'outcome-unknown',
-    ]);
+    expect(world.quarantine.records.size).toBe(0);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'completed', charged: 0, attempts: 1 });
+  });
+
+  it('issue 22 defect 8: given the done write and then the completion keep failing, then the redelivery completes it without a person', async () => {
+    // Prepare
+    const { world, outside } = testWorld({
+      scripts: { M1: [[charge]] },
+      faults: [
+        { at: 'ledger.recordExternal:done', error: 'throttle', times: 4 },
+        { at: 'ledger.complete', error: 'throttle', times: 4 },
+      ],
+    });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(outside.count('id-M1', 'charge')).toBe(1);
+    expect(world.quarantine.records.size).toBe(0);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'completed', charged: 0, attempts: 1 });
   });
 });
 
@@ -814,5 +836,46 @@ describe('an unreadable breaker item fails closed (issue 8, defect 5)', () => {
 
     // Assess
     expect(world.ledger.get('id-M3')).toMatchObject({ state: 'completed' });
+  });
+});
+
+describe('our own writes during the work (issue 22)', () => {
+  /** A world whose user module classifies with `classify`, and whose attempts table refuses `point` `times` times. */
+  function classifyingWorld(point: FaultPoint, times: number, classify: (error: unknown) => undefined) {
+    const outside = new OutsideSystem();
+    let left = times;
+    const world: World = new World({
+      random: () => 0.5,
+      faultFor: (call) => (call.point === point && left-- > 0 ? 'throttle' : undefined),
+      processorFor: (env) => ({
+        ...scriptedProcessor(env, world.clock, outside, () => [{ do: 'stage', name: 'parsed' }, charge]),
+        classify,
+      }),
+    });
+    return { world, outside };
+  }
+
+  it('issue 22 defect 6: given the stage write is refused four times, then the message is not charged or quarantined and classify never sees our error', async () => {
+    // Prepare
+    const classify = vi.fn(() => undefined);
+    const { world, outside } = classifyingWorld('ledger.recordStage', 4, classify);
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess: our own table failed (rule 7 events), not the message.
+    expect(classify).not.toHaveBeenCalled();
+    expect(world.quarantine.records.size).toBe(0);
+    expect(world.ledger.get('id-M1')).toMatchObject({
+      state: 'completed',
+      charged: 0,
+      transientFailures: 0,
+      unknownFailures: 0,
+    });
+    expect(outside.count('id-M1', 'charge')).toBe(1);
+    expect(new Set([...world.control.failures.values()].map((event) => event.key))).toEqual(
+      new Set(['msg:id-M1']),
+    );
   });
 });

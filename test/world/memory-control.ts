@@ -7,11 +7,13 @@
 import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, type BreakerAction } from '../../contract/control';
 import { type Item, ItemReader } from '../../lambdas/adapters/attribute-values';
 import { readBreaker } from '../../lambdas/adapters/control-items';
-import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
+import { type ControlSnapshot, lostCompletionSortKey } from '../../lambdas/adapters/control-state';
+import { ControlStateUnavailableError } from '../../lambdas/adapters/errors';
 import type { ControlPort } from '../../lambdas/consumer/ports';
 import type { BreakerRecord, ProbeResult } from '../../lambdas/core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../../lambdas/core/isolation';
 import type { FailureEvent } from '../../lambdas/core/outage';
+import { checkKey } from './dynamodb-keys';
 
 export interface StoredBreaker {
   readonly record: BreakerRecord;
@@ -37,6 +39,7 @@ export class MemoryControl implements ControlPort {
   /** Failure events by sort key (`<ISO time>#<eventId>`), as the table's `failure` partition holds them. */
   readonly failures = new Map<string, FailureEvent & { readonly kind: string }>();
   readonly crashes = new Map<string, number>();
+  /** Lost completions by sort key (control-state.ts `lostCompletionSortKey`), as the table holds them. */
   readonly lostCompletions = new Map<string, string>();
   /** Crashes that (re)started the trial already: the `trialStarted` mark on their crash items. */
   private readonly trialCauses = new Set<string>();
@@ -77,6 +80,7 @@ export class MemoryControl implements ControlPort {
     readonly eventId: string;
   }): Promise<void> {
     const sortKey = `${event.at.toISOString()}#${event.eventId}`;
+    keyed('recordFailureEvent', 'failure', sortKey);
     this.failures.set(sortKey, { key: event.key, kind: event.kind, at: event.at.getTime() });
   }
 
@@ -102,6 +106,7 @@ export class MemoryControl implements ControlPort {
 
   async crashInFlight(envId: string, countIfFirst: () => Promise<number>): Promise<number> {
     const counted = await countIfFirst();
+    keyed('crashInFlight', 'crash', envId);
     const fixed = this.crashes.get(envId);
     if (fixed !== undefined) return fixed;
     this.crashes.set(envId, counted);
@@ -109,11 +114,14 @@ export class MemoryControl implements ControlPort {
   }
 
   async recordLostCompletion(lost: { readonly key: string; readonly attemptId: string }): Promise<void> {
-    this.lostCompletions.set(lost.key, lost.attemptId);
+    this.lostCompletions.set(
+      keyed('recordLostCompletion', 'lost-completion', lostCompletionSortKey(lost.key)),
+      lost.attemptId,
+    );
   }
 
   async lostCompletion(key: string): Promise<string | undefined> {
-    return this.lostCompletions.get(key);
+    return this.lostCompletions.get(keyed('lostCompletion', 'lost-completion', lostCompletionSortKey(key)));
   }
 
   async tripBreaker(trip: {
@@ -173,6 +181,7 @@ export class MemoryControl implements ControlPort {
     readonly reason?: string;
   }): Promise<IsolationTrial> {
     // As ControlState: once per crash, whatever happened since; else the trial as it stands.
+    keyed('startIsolation', 'crash', start.cause);
     if (this.trialCauses.has(start.cause)) return structuredClone(this.isolation ?? NO_TRIAL);
     this.trialCauses.add(start.cause);
     this.trialsStarted += 1;
@@ -192,6 +201,12 @@ export class MemoryControl implements ControlPort {
     this.isolation = trial.remaining > 1 ? { ...trial, remaining: trial.remaining - 1 } : NO_TRIAL;
     return this.isolation;
   }
+}
+
+/** The sort key of a request, refused as DynamoDB refuses a key over its limits. */
+function keyed(operation: string, pk: string, sk: string): string {
+  checkKey(ControlStateUnavailableError, `Control table control: ${operation}`, { pk, sk });
+  return sk;
 }
 
 /** As control-items.ts reads the item: a half-open breaker carries its window's probe counts. */

@@ -23,6 +23,7 @@ import {
 import type { LedgerPort } from '../../lambdas/consumer/ports';
 import type { LedgerGlance } from '../../lambdas/core/suspects';
 import type { ExternalRecord, QuarantineIntent } from '../../lambdas/core/types';
+import { checkKey } from './dynamodb-keys';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Stored = Mutable<LedgerEntry> & { expiresAt?: number };
@@ -41,6 +42,7 @@ export class MemoryLedger implements LedgerPort {
   }
 
   async start(input: StartInput): Promise<StartResult> {
+    keyed('start', input.key);
     const current = this.items.get(input.key);
     const admitted =
       current === undefined
@@ -68,6 +70,7 @@ export class MemoryLedger implements LedgerPort {
   }
 
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
+    keyed('restartAfterCrash', input.key);
     const current = this.items.get(input.key);
     if (current === undefined) throw conditionFailedOnNoItem('restartAfterCrash', input.key);
     const restartable =
@@ -143,6 +146,7 @@ export class MemoryLedger implements LedgerPort {
   }
 
   async beginQuarantine(key: string, attemptId: string, intent: QuarantineIntent): Promise<LedgerEntry> {
+    keyed('beginQuarantine', key);
     const current = this.items.get(key);
     if (current !== undefined && isOpen(current) && current.attemptId === attemptId) {
       current.quarantining = structuredClone(intent);
@@ -156,6 +160,7 @@ export class MemoryLedger implements LedgerPort {
   }
 
   async markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry> {
+    keyed('markQuarantined', key);
     const current = this.items.get(key);
     if (
       current !== undefined &&
@@ -185,6 +190,7 @@ export class MemoryLedger implements LedgerPort {
   }
 
   async glance(keys: readonly string[]): Promise<ReadonlyMap<string, LedgerGlance>> {
+    for (const key of keys) keyed('glance', key);
     const glances = new Map<string, LedgerGlance>();
     for (const key of keys) {
       const item = this.items.get(key);
@@ -203,6 +209,7 @@ export class MemoryLedger implements LedgerPort {
       readonly now: Date;
     },
   ): Promise<LedgerEntry> {
+    keyed('resetForReplay', key);
     const current = this.items.get(key);
     const matches =
       current?.state === LEDGER_STATE.quarantined &&
@@ -246,6 +253,7 @@ export class MemoryLedger implements LedgerPort {
     change: (item: Stored) => void,
     alreadyDone: (current: LedgerEntry) => boolean = () => false,
   ): LedgerEntry {
+    keyed(operation, key);
     const current = this.items.get(key);
     if (current?.state === LEDGER_STATE.inFlight && current.attemptId === attemptId) {
       change(current);
@@ -257,6 +265,11 @@ export class MemoryLedger implements LedgerPort {
       current && copy(current),
     );
   }
+}
+
+/** A request naming `key`, refused as DynamoDB refuses a partition key over its limit. */
+function keyed(operation: string, key: string): void {
+  checkKey(LedgerUnavailableError, `Attempts table attempts: ${operation}`, { pk: key });
 }
 
 /** AttemptLedger's `startResult` when a condition failed on no item: nothing left to decide on. */

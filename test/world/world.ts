@@ -23,6 +23,7 @@ import { MemoryMetrics } from './memory-metrics';
 import { MemoryOperations } from './memory-operations';
 import { MemoryQuarantine } from './memory-quarantine';
 import { MemoryQueue } from './memory-queue';
+import { VirtualTimers } from './virtual-timers';
 
 export const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:source';
 
@@ -98,6 +99,7 @@ export class ExecutionEnvironment {
 
 export class World {
   readonly clock = new Clock();
+  readonly timers = new VirtualTimers(this.clock);
   readonly config: ConsumerConfig;
   readonly ledger = new MemoryLedger();
   readonly control: MemoryControl;
@@ -124,6 +126,9 @@ export class World {
     const env = new ExecutionEnvironment(`env-${this.environments.length + 1}`);
     this.environments.push(env);
     const ports = this.portsFor(env);
+    // A dead environment's timers never fire: no code of it runs after its death.
+    const died = new AbortController();
+    void env.whenDead().then(() => died.abort());
     const config =
       overrides === undefined
         ? this.config
@@ -145,6 +150,7 @@ export class World {
       random: this.random,
       // Waiting is time passing, nothing more.
       sleep: async (ms) => this.clock.advance(ms),
+      alarm: (ms, signal) => this.timers.after(ms, AbortSignal.any([signal, died.signal])),
     });
     return Object.assign(env, { handle: handler as unknown as Handle });
   }
@@ -184,7 +190,14 @@ export class World {
       }),
       (error: unknown): InvocationResult => ({ kind: 'function-error', error }),
     );
-    return Promise.race([run, env.whenDead().then((): InvocationResult => ({ kind: 'crashed' }))]);
+    // Lambda kills an invocation still running at its deadline: no code of it runs after that.
+    const ended = new AbortController();
+    void this.timers.after(env.deadline - this.clock.now(), ended.signal).then(() => env.crash());
+    try {
+      return await Promise.race([run, env.whenDead().then((): InvocationResult => ({ kind: 'crashed' }))]);
+    } finally {
+      ended.abort();
+    }
   }
 
   /** The ports as one environment sees them: faults injected, and nothing answers the dead. */
