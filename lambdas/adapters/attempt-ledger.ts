@@ -161,7 +161,7 @@ export class AttemptLedger {
   /** Settles a crashed attempt (charging it or not) and starts the next one, in one write. */
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
     const outcome = await this.update('restartAfterCrash', input.key, {
-      update: `SET ${BEGIN_ATTEMPT} REMOVE #external, #lastAttemptCrashed ADD #attempts :one, #charged :charge`,
+      update: `SET ${BEGIN_ATTEMPT} REMOVE #external, #lastAttemptCrashed ADD #attempts :one, #charged :charge, #crashes :one`,
       condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT} AND ${NOT_QUARANTINING}`,
       values: {
         ...beginValues(input),
@@ -220,7 +220,7 @@ export class AttemptLedger {
       'SET #state = :ready, #charged = :charged, #transientFailures = :transient, #unknownFailures = :unknown, ' +
         `#lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''}` +
         `${crashed === true ? ', #lastAttemptCrashed = :true' : ''}` +
-        `${failedProbe === true ? ', #failedProbe = :true' : ''} REMOVE #envId`,
+        `${failedProbe === true ? ', #failedProbe = :true' : ''} REMOVE #envId${crashed === true ? ' ADD #crashes :one' : ''}`,
       {
         ':ready': READY,
         ':charged': N(counters.charged),
@@ -229,6 +229,7 @@ export class AttemptLedger {
         ':now': S(failure.now.toISOString()),
         ...(lastError ? { ':lastError': evidenceToAttribute(lastError) } : {}),
         ...(crashed === true || failedProbe === true ? { ':true': BOOL(true) } : {}),
+        ...(crashed === true ? { ':one': N(1) } : {}),
       },
       (current) => current.state === LEDGER_STATE.ready && current.attemptId === attemptId,
     );
@@ -404,7 +405,7 @@ export class AttemptLedger {
       update:
         'SET #state = :ready, #charged = :zero, #transientFailures = :zero, #unknownFailures = :zero, ' +
         `#replayedAt = :now${quarantineId === undefined ? '' : ', #replayOf = :quarantineId'} ` +
-        'REMOVE #external, #unrepeatable, #quarantineId, #envId, #failedProbe ADD #generation :one',
+        'REMOVE #external, #unrepeatable, #quarantineId, #envId, #failedProbe, #crashes ADD #generation :one',
       condition:
         quarantineId === undefined ? IS_QUARANTINED : `${IS_QUARANTINED} AND #quarantineId = :quarantineId`,
       values: {

@@ -46,6 +46,7 @@ export function toLedgerEntry(item: Item): LedgerEntry {
       lastError: evidenceFromItem(read.optionalMap('lastError')),
       quarantineId: read.optionalString('quarantineId'),
       quarantining: intentFromItem(read.optionalMap('quarantining')),
+      crashes: read.optionalNumber('crashes'),
       lastAttemptCrashed: read.optionalBoolean('lastAttemptCrashed'),
       failedProbe: read.optionalBoolean('failedProbe'),
       lastEndedAt: read.optionalString('lastEndedAt'),

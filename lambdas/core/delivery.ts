@@ -192,17 +192,31 @@ function decideAfterCrash(
   // Without an environment id nobody can count; charging is the choice that cannot loop forever.
   const attribution: CrashAttribution = (crash?.inFlight ?? 1) > 1 ? 'unattributable' : 'attributable';
   const charge = attribution === 'attributable' ? 1 : 0;
-  const failureEvent = failureEventForCrash(attribution, previous.envId, previous.key);
+  const event = repeatedAlone(previous, attribution)
+    ? {}
+    : { failureEvent: failureEventForCrash(attribution, previous.envId, previous.key) };
   if (previous.charged + charge >= policy.attemptLimit) {
-    return { kind: 'quarantine', reason: 'crash-limit', charge, crash: attribution, failureEvent };
+    return { kind: 'quarantine', reason: 'crash-limit', charge, crash: attribution, ...event };
   }
   return {
     kind: 'proceed',
     charge,
     crash: attribution,
     startIsolation: attribution === 'unattributable',
-    failureEvent,
+    ...event,
   };
+}
+
+/**
+ * A message that crashed before (charged or not) and now crashed alone is the cause (rule 5),
+ * not a shared dependency (rule 7): its crash is no failure event. Otherwise a few poison
+ * messages whose crashes are found in the same minute (they come back together, a visibility
+ * timeout after the crash they shared) look like an outage on every delivery, each such crash
+ * is settled uncharged, and they cycle to their last receive instead of their attempt limit.
+ * A first crash still counts toward rule 7: a dependency that kills workers kills several.
+ */
+function repeatedAlone(previous: LedgerItem, attribution: CrashAttribution): boolean {
+  return attribution === 'attributable' && (previous.crashes ?? 0) > 0;
 }
 
 /**

@@ -67,6 +67,11 @@ export interface LedgerItem {
    */
   readonly lastAttemptCrashed?: boolean;
   /**
+   * Crashes of this generation, charged or not (absent: none): a message that crashed before and
+   * now crashed alone is the crash's cause (rule 5), whatever else fails in the same minute.
+   */
+  readonly crashes?: number;
+  /**
    * The message failed a half-open probe (rule 7): a later probe failure may be its own, so it
    * does not decide its window (core/breaker.ts probeFailureKind). Kept for the item's life.
    */

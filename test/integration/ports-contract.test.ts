@@ -395,6 +395,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
           envId: 'env-b',
           attempts: 2,
           charged: 1,
+          crashes: 1,
           unrepeatable: PENDING_SHIP,
           lastAttemptAt: iso(60),
         }),
@@ -410,7 +411,10 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       const result = await ports.ledger.restartAfterCrash(restartOf(key, 'a1', 'a2', 0));
 
       // Assess
-      expect(result).toMatchObject({ started: true, item: { attempts: 2, charged: 0, attemptId: 'a2' } });
+      expect(result).toMatchObject({
+        started: true,
+        item: { attempts: 2, charged: 0, crashes: 1, attemptId: 'a2' },
+      });
     });
 
     it('given the crashed attempt was already restarted elsewhere, when a second restart names it, then it is refused with the item as it is', async () => {
@@ -593,7 +597,7 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       const before = await ports.ledger.start(startOf(key, 'a3', { now: at(30) }));
 
       // Assess
-      expect(settled).toMatchObject({ state: 'ready', lastAttemptCrashed: true });
+      expect(settled).toMatchObject({ state: 'ready', lastAttemptCrashed: true, crashes: 1 });
       expect(onLast).toStrictEqual({ started: false, previous: settled });
       expect(before.started).toBe(true);
       expect(before.started && before.item.lastAttemptCrashed).toBeUndefined();

@@ -108,6 +108,30 @@ describe('decideDelivery', () => {
       },
     ],
     [
+      'crashed alone after a crash nobody was charged for: its own, no failure event (rule 5 before rule 7)',
+      { charged: 0, crashes: 1 },
+      { inFlight: 1 },
+      { kind: 'proceed', charge: 1, crash: 'attributable', startIsolation: false },
+    ],
+    [
+      'crashed alone again, the charge reaches the limit: no failure event',
+      { charged: 2, crashes: 2, attempts: 3 },
+      { inFlight: 1 },
+      { kind: 'quarantine', reason: 'crash-limit', charge: 1, crash: 'attributable' },
+    ],
+    [
+      'crashed with others after a crash of its own: still nobody is blamed, one event for the environment',
+      { charged: 1, crashes: 1 },
+      { inFlight: 3 },
+      {
+        kind: 'proceed',
+        charge: 0,
+        crash: 'unattributable',
+        startIsolation: true,
+        failureEvent: 'env:env-a',
+      },
+    ],
+    [
       'an impossible count of 0 is the item itself',
       { charged: 0 },
       { inFlight: 0 },

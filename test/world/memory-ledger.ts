@@ -85,6 +85,7 @@ export class MemoryLedger implements LedgerPort {
       ...begin(input, current),
       attempts: current.attempts + 1,
       charged: current.charged + input.charge,
+      crashes: (current.crashes ?? 0) + 1,
     };
     delete next.external;
     delete next.lastAttemptCrashed;
@@ -137,7 +138,10 @@ export class MemoryLedger implements LedgerPort {
         item.unknownFailures = failure.counters.unknownFailures;
         item.lastEndedAt = failure.now.toISOString();
         if (failure.lastError) item.lastError = { ...failure.lastError };
-        if (failure.crashed === true) item.lastAttemptCrashed = true;
+        if (failure.crashed === true) {
+          item.lastAttemptCrashed = true;
+          item.crashes = (item.crashes ?? 0) + 1;
+        }
         if (failure.failedProbe === true) item.failedProbe = true;
         delete item.envId;
       },
@@ -232,6 +236,7 @@ export class MemoryLedger implements LedgerPort {
     delete current.external;
     delete current.unrepeatable;
     delete current.quarantineId;
+    delete current.crashes;
     delete current.envId;
     delete current.failedProbe;
     return copy(current);
