@@ -57,3 +57,18 @@ Global options (before or after the command; pq --help explains them):
   --function NAME  --region REGION  --profile NAME  --endpoint-url URL  --json  -h, --help  --version
 `;
 }
+
+/**
+ * Choices of an option as its help lists them, `a | b | c`, wrapped within `width` columns and
+ * indented as the first line: a list kept in contract/ shows whole, however it grows.
+ */
+export function choicesHelp(choices: readonly string[], indent: number, width = 80): string {
+  const lines: string[] = [];
+  for (const choice of choices) {
+    const line = lines.pop();
+    if (line === undefined) lines.push(choice);
+    else if (indent + line.length + ' | '.length + choice.length <= width) lines.push(`${line} | ${choice}`);
+    else lines.push(`${line} |`, choice);
+  }
+  return lines.join(`\n${' '.repeat(indent)}`);
+}

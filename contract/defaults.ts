@@ -51,6 +51,12 @@ export const DEFAULTS = {
   maxConcurrency: 2,
   /** Native redrive backstop: our ledger decides poison well before SQS does. */
   backstopMaxReceiveCount: 10,
+  /**
+   * Receives a redrive limit must leave beyond `attemptLimit + transientRetries`: the delivery
+   * that quarantines, and three that hand a record back without an attempt (a busy attempt, a
+   * pause, the time guard). With the defaults, 3 + 3 + 4 = the default redrive of 10.
+   */
+  backstopReceiveMargin: 4,
   /** SQS maximum message size (a new queue still defaults to 256 KiB). */
   maxMessageSizeBytes: 1_048_576,
   /** SQS retention (the maximum). */

@@ -1,6 +1,6 @@
 /**
  * What the consumer, the operator CLI and the verification state machine share of a quarantine
- * record (docs/design.md, "Quarantine table"): its statuses, the attributes the machine reads
+ * record (docs/design.md, "Quarantine table"): its statuses, its reasons, the attributes the machine reads
  * and writes, and the operator's decisions on an outcome-unknown record with the status each
  * leads to. The consumer writes `open` and `awaiting-operator`, the operator CLI claims a replay
  * with `replaying`, and the verification state machine and the CLI close a record as `resolved`
@@ -17,6 +17,22 @@ export const QUARANTINE_STATUS = {
 } as const;
 
 export type QuarantineStatus = (typeof QUARANTINE_STATUS)[keyof typeof QUARANTINE_STATUS];
+
+/**
+ * Why a message was quarantined (docs/design.md, "Quarantine reasons"): the consumer's core
+ * decides them, `pq list --reason` and the console filter by them.
+ */
+export const QUARANTINE_REASONS = [
+  'crash-limit',
+  'permanent-error',
+  'unknown-error-repeated',
+  'transient-retries-exhausted',
+  'outcome-unknown',
+  'key-collision',
+  'receive-limit',
+] as const;
+
+export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
 /** Quarantine record attributes the verification machine reads and writes (table key `id`). */
 export const RECORD_ATTRIBUTES = {

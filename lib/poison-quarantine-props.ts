@@ -7,6 +7,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { DEFAULTS } from '../contract/defaults';
 import { PROCESSOR_MODULE_ALIAS } from './consumer-function';
+import { sourceQueueProblems } from './source-queue-limits';
 
 /** Properties of {@link PoisonQuarantine}. */
 export interface PoisonQuarantineProps {
@@ -18,7 +19,10 @@ export interface PoisonQuarantineProps {
 
   /**
    * An existing source queue. Give either this or the queue settings (`fifo`,
-   * `visibilityTimeout`, `backstopMaxReceiveCount`), never both.
+   * `visibilityTimeout`), never both; `backstopMaxReceiveCount` states its redrive limit. It is
+   * checked as a created one: a queue of the app's stacks needs a visibility timeout of at least
+   * 6x `consumerTimeout` and a redrive, if any, no sooner than `backstopMaxReceiveCount` allows;
+   * an imported queue's visibility cannot be read (a synth warning says what it must be).
    * @default - a new queue: SQS-managed encryption, SSL only, 14-day retention, 1 MiB messages,
    * and a backstop dead-letter queue.
    */
@@ -38,8 +42,13 @@ export interface PoisonQuarantineProps {
 
   /**
    * Receives after which SQS itself moves a message to the backstop queue. Our ledger decides
-   * poison long before; this only catches what the ledger could not handle. At least 10.
-   * @default 10
+   * poison long before; this only catches what the ledger could not handle. At least
+   * `attemptLimit + transientRetries + 4` (every budget, the delivery that quarantines and a few
+   * hand-backs without an attempt). The consumer quarantines a record on its last receive
+   * instead of handing it back, so it must know this limit: with `queue`, it is that queue's
+   * redrive maxReceiveCount, required for an imported queue (CDK cannot read it), and taken from
+   * a queue of the app's stacks (given, it must match).
+   * @default - 10, or `attemptLimit + transientRetries + 4` when more; a given queue's own
    */
   readonly backstopMaxReceiveCount?: number;
 
@@ -295,7 +304,6 @@ export function validateProps(props: PoisonQuarantineProps): void {
   integer('memorySize', props.memorySize, 128, 10_240);
   integer('maxConcurrency', props.maxConcurrency, 2, 1000);
   integer('inProcessConcurrency', props.inProcessConcurrency, 1, 100);
-  integer('backstopMaxReceiveCount', props.backstopMaxReceiveCount, 10, 1000);
 
   const fifo = props.queue?.fifo ?? props.fifo ?? false;
   integer('batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
@@ -316,19 +324,7 @@ export function validateProps(props: PoisonQuarantineProps): void {
   if (consumerTimeout !== undefined && (consumerTimeout < 1 || consumerTimeout > 900)) {
     errors.push(`consumerTimeout must be from 1 to 900 seconds (given ${consumerTimeout} s)`);
   }
-  const visibility = knownSeconds(props.visibilityTimeout);
-  if (visibility !== undefined) {
-    const minimum = (consumerTimeout ?? 0) * DEFAULTS.visibilityTimeoutFactor;
-    if (visibility < minimum) {
-      errors.push(
-        `visibilityTimeout must be at least ${DEFAULTS.visibilityTimeoutFactor}x consumerTimeout ` +
-          `(given visibilityTimeout ${visibility} s, consumerTimeout ${consumerTimeout} s)`,
-      );
-    }
-    if (visibility > 43_200) {
-      errors.push(`visibilityTimeout must be at most 43200 seconds (given ${visibility} s)`);
-    }
-  }
+  errors.push(...sourceQueueProblems(props, consumerTimeout));
   if (batchingWindow !== undefined && (batchingWindow < 0 || batchingWindow > 300)) {
     errors.push(`maxBatchingWindow must be from 0 to 300 seconds (given ${batchingWindow} s)`);
   }
@@ -360,16 +356,6 @@ export function validateProps(props: PoisonQuarantineProps): void {
     errors.push(
       `operatorHeartbeat must be shorter than operatorTimeout (given operatorHeartbeat ${heartbeat} s, operatorTimeout ${timeout} s)`,
     );
-  }
-  if (props.queue) {
-    const queueSettings = (['fifo', 'visibilityTimeout', 'backstopMaxReceiveCount'] as const).filter(
-      (name) => props[name] !== undefined,
-    );
-    if (queueSettings.length > 0) {
-      errors.push(
-        `give either queue or queue settings, not both (given queue and ${queueSettings.join(', ')})`,
-      );
-    }
   }
   errors.push(...functionProblems(props));
   if (

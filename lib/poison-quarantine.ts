@@ -22,6 +22,7 @@ import { PauseStateMachine } from './operations/pause-state-machine';
 import { VerificationStateMachine } from './operations/verification-state-machine';
 import { type PoisonQuarantineProps, validateProps } from './poison-quarantine-props';
 import { QuarantineStorage } from './quarantine-storage';
+import { backstopMaxReceiveCount, warnUncheckedVisibility } from './source-queue-limits';
 import { StateTables } from './state-tables';
 
 export type { PoisonQuarantineProps } from './poison-quarantine-props';
@@ -60,6 +61,7 @@ export class PoisonQuarantine extends Construct {
     validateProps(props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const consumerTimeout = props.consumerTimeout ?? Duration.seconds(DEFAULTS.consumerTimeoutSeconds);
+    warnUncheckedVisibility(this, props, consumerTimeout.toSeconds());
     const logRetention = logs.RetentionDays.ONE_MONTH;
 
     const created = props.queue ? undefined : this.createQueues(props, consumerTimeout);
@@ -191,11 +193,12 @@ export class PoisonQuarantine extends Construct {
   }
 
   /**
-   * The audit trail is append-only for operators: they hold no DeleteItem, PutItem or
-   * BatchWriteItem on any table, so no record, ledger item or control item (with the audit
-   * entries on it) can be removed or replaced whole. UpdateItem is the CLI's only write; each
-   * one on a record or a control item appends its audit entry. IAM cannot limit what an update
-   * expression sets, so the tables' point-in-time recovery keeps what an update overwrote.
+   * Operators hold no DeleteItem, PutItem or BatchWriteItem on any table, so no record, ledger
+   * item or control item (with the audit entries on it) can be removed or replaced whole.
+   * UpdateItem is the CLI's only write; each one on a record or a control item appends its audit
+   * entry, and only to a trail still holding every entry appended before (docs/design.md, "The
+   * audit trail"). IAM cannot limit what an update expression sets: a hand-made UpdateItem can
+   * still rewrite a trail, and the tables' point-in-time recovery keeps what it overwrote.
    */
   private operatorTableGrants(grantee: iam.IGrantable): iam.Grant[] {
     const allow = (actions: string[], resourceArn: string) =>
@@ -326,7 +329,7 @@ export class PoisonQuarantine extends Construct {
         Duration.seconds(consumerTimeout.toSeconds() * DEFAULTS.visibilityTimeoutFactor),
       deadLetterQueue: {
         queue: deadLetterQueue,
-        maxReceiveCount: props.backstopMaxReceiveCount ?? DEFAULTS.backstopMaxReceiveCount,
+        maxReceiveCount: backstopMaxReceiveCount(props),
       },
     });
     return { queue, deadLetterQueue };
@@ -370,7 +373,7 @@ export class PoisonQuarantine extends Construct {
       ...optional(ENV.quarantineShareWindow, props.quarantineShareWindow),
       ...optional(ENV.quarantineCapacity, props.quarantineCapacity),
       ...optional(ENV.messageKeyPath, props.messageKeyPath),
-      ...optional(ENV.backstopMaxReceiveCount, backstopMaxReceiveCount(props)),
+      [ENV.backstopMaxReceiveCount]: String(backstopMaxReceiveCount(props)),
       // The consumer passes these in every pause execution's input.
       [ENV.breakerCooldownSeconds]: String(timings.cooldownSeconds),
       [ENV.breakerMaxCooldownSeconds]: String(timings.maxCooldownSeconds),
@@ -479,13 +482,4 @@ function breakerTimings(props: PoisonQuarantineProps) {
     probeSeconds: props.breakerProbeWindow?.toSeconds() ?? DEFAULTS.breakerProbeSeconds,
     pollSeconds: DEFAULTS.breakerPollSeconds,
   };
-}
-
-/**
- * The redrive limit the consumer must quarantine before: ours, or the one of a given queue when
- * CDK knows it (an imported queue's is unknown; the consumer then assumes the default).
- */
-function backstopMaxReceiveCount(props: PoisonQuarantineProps): number | undefined {
-  if (props.queue === undefined) return props.backstopMaxReceiveCount;
-  return props.queue instanceof sqs.Queue ? props.queue.deadLetterQueue?.maxReceiveCount : undefined;
 }

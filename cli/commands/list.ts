@@ -1,20 +1,15 @@
 /** `pq list`: quarantine records, one per line or grouped by how they failed. */
-import { QUARANTINE_STATUS } from '../../contract/quarantine';
+import { QUARANTINE_REASONS, QUARANTINE_STATUS } from '../../contract/quarantine';
 import { groupBySignature, hasCause } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
-import type { QuarantineReason } from '../../lambdas/core/types';
 import { oneOf, parseSince, positionals, positiveInteger } from '../arguments';
 import type { Command, CommandContext } from '../command';
+import { choicesHelp } from '../help';
 import { table } from '../output';
 
 const STATUSES = Object.values(QUARANTINE_STATUS);
-const REASONS: readonly QuarantineReason[] = [
-  'crash-limit',
-  'permanent-error',
-  'unknown-error-repeated',
-  'transient-retries-exhausted',
-  'outcome-unknown',
-];
+/** Where `--status S` and `--reason R` list their choices in the help. */
+const CHOICES_INDENT = 15;
 /** Without --status: what still needs a person. */
 const DEFAULT_STATUSES = [QUARANTINE_STATUS.open, QUARANTINE_STATUS.awaitingOperator] as const;
 
@@ -31,10 +26,9 @@ export const list: Command = {
 
 Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--limit N] [--json]
 
-  --status S   open | awaiting-operator | replaying | resolved | replayed
+  --status S   ${choicesHelp(STATUSES, CHOICES_INDENT)}
                (default: open and awaiting-operator, what still needs a person)
-  --reason R   crash-limit | permanent-error | unknown-error-repeated |
-               transient-retries-exhausted | outcome-unknown
+  --reason R   ${choicesHelp(QUARANTINE_REASONS, CHOICES_INDENT)}
   --since T    quarantined within the last 30m / 2h / 7d, or since an ISO time
   --group      one line per failure group (records with the same error signature), biggest
                first. GROUP is a short id: pq replay --group GROUP replays every open record in it
@@ -51,7 +45,7 @@ Next: pq show ID`,
     const sinceText = args.string('since');
     const since = sinceText === undefined ? undefined : parseSince(sinceText, context.now());
     const reasonText = args.string('reason');
-    const reason = reasonText === undefined ? undefined : oneOf('reason', reasonText, REASONS);
+    const reason = reasonText === undefined ? undefined : oneOf('reason', reasonText, QUARANTINE_REASONS);
     const limitText = args.string('limit');
     const limit = limitText === undefined ? undefined : positiveInteger('limit', limitText);
     const deployment = await context.deployment();

@@ -4,7 +4,7 @@
  * and for anyone who wants to read them exactly.
  */
 import { html } from 'hono/html';
-import { QUARANTINE_REASONS } from '../../lambdas/core/types';
+import { QUARANTINE_REASONS } from '../../contract/quarantine';
 import type { Html } from './layout';
 
 export const CHART_SPANS = {

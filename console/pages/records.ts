@@ -3,10 +3,9 @@
  * in a browser. The filter is a plain GET form, so every view has a URL.
  */
 import { html } from 'hono/html';
-import type { QuarantineStatus } from '../../contract/quarantine';
+import { QUARANTINE_REASONS, type QuarantineStatus } from '../../contract/quarantine';
 import { hasCause } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
-import { QUARANTINE_REASONS } from '../../lambdas/core/types';
 import { ALL_STATUSES, type RecordFilter, UNRESOLVED } from '../reads';
 import { type Html, recordLink, statusBadge, table, when } from './layout';
 

@@ -10,7 +10,6 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
-  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { BREAKER_ATTRIBUTES as A, BREAKER_KEY as BREAKER, BREAKER_STATE } from '../../contract/control';
 import type { BreakerReading, OpenBreaker, ProbeResult } from '../core/breaker';
@@ -18,8 +17,18 @@ import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolati
 import type { FailureEvent } from '../core/outage';
 import type { AuditEntry } from '../core/quarantine-record';
 import { defaultPolicy, type Policy } from '../core/types';
-import { BOOL, type Item, ItemReader, L, M, N, S } from './attribute-values';
-import { type ConditionalUpdate, guarded, namesIn, putIf, updateIf } from './conditional-writes';
+import { BOOL, type Item, ItemReader, M, N, S } from './attribute-values';
+import {
+  APPEND_AUDIT,
+  AUDIT_INTACT,
+  auditProblem,
+  auditValues,
+  type ConditionalUpdate,
+  guarded,
+  namesIn,
+  putIf,
+  updateIf,
+} from './conditional-writes';
 import {
   BREAKER_KEY,
   BREAKER_READ_ATTRIBUTES,
@@ -370,11 +379,10 @@ export class ControlState {
     const outcome = await this.update('resetUnreadableBreaker', BREAKER_KEY, {
       update:
         `SET #${A.state} = :open, #${A.reason} = :reason, #${A.epoch} = :epoch, #${A.openedAt} = :openedAt, ` +
-        `#${A.stop} = :stop, #${A.cooldownSeconds} = :cooldown, ` +
-        `#${A.audit} = list_append(if_not_exists(#${A.audit}, :noAudit), :entry) ` +
+        `#${A.stop} = :stop, #${A.cooldownSeconds} = :cooldown, ${APPEND_AUDIT} ` +
         `REMOVE #${A.operatorAction}, #${A.taskToken}, #${A.waitingSince}, ` +
         `#${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.halfOpenAt}`,
-      condition: ['attribute_exists(#pk)', ...unchanged].join(' AND '),
+      condition: ['attribute_exists(#pk)', ...unchanged, AUDIT_INTACT].join(' AND '),
       values: {
         ...was,
         ':open': S(repaired.state),
@@ -383,8 +391,7 @@ export class ControlState {
         ':openedAt': N(repaired.openedAt),
         ':stop': BOOL(repaired.stop),
         ':cooldown': N(repaired.cooldownSeconds),
-        ':noAudit': L([]),
-        ':entry': L([auditEntryAttribute(entry)]),
+        ...auditValues(auditEntryAttribute(entry)),
       },
     });
     return { reset: outcome.ok };
@@ -410,26 +417,21 @@ export class ControlState {
       what: S(record.frozen ? 'freeze' : 'unfreeze'),
       why: S(record.why),
     });
-    await this.guard('setReplayFreeze', () =>
-      this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: FREEZE_KEY,
-          UpdateExpression:
-            'SET #frozen = :frozen, #who = :who, #when = :when, #why = :why, ' +
-            '#audit = list_append(if_not_exists(#audit, :none), :entry)',
-          ExpressionAttributeNames: namesIn('#frozen #who #when #why #audit'),
-          ExpressionAttributeValues: {
-            ':frozen': BOOL(record.frozen),
-            ':who': S(record.who),
-            ':when': S(record.when),
-            ':why': S(record.why),
-            ':none': L([]),
-            ':entry': L([entry]),
-          },
-        }),
-      ),
-    );
+    const outcome = await this.update('setReplayFreeze', FREEZE_KEY, {
+      update: `SET #frozen = :frozen, #who = :who, #when = :when, #why = :why, ${APPEND_AUDIT}`,
+      condition: AUDIT_INTACT,
+      values: {
+        ':frozen': BOOL(record.frozen),
+        ':who': S(record.who),
+        ':when': S(record.when),
+        ':why': S(record.why),
+        ...auditValues(entry),
+      },
+    });
+    if (!outcome.ok)
+      throw new ControlStateUnavailableError(
+        `Control table ${this.tableName}: replay not ${record.frozen ? 'frozen' : 'unfrozen'}: the freeze item's ${auditProblem(outcome.old ?? {}) ?? 'audit is not intact'}`,
+      );
     return record;
   }
 

@@ -4,13 +4,22 @@
  * and the replay freeze's who/when/why. The breaker's task token is a bearer secret: only
  * `breakerTaskToken` returns it; every other read turns it into a yes/no.
  */
-import { type AttributeValue, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, type BreakerAction } from '../../contract/control';
 import type { BreakerReading } from '../core/breaker';
 import type { IsolationTrial } from '../core/isolation';
 import type { AuditEntry } from '../core/quarantine-record';
-import { type Item, ItemReader, L, S } from './attribute-values';
-import { guarded, namesIn, updateIf } from './conditional-writes';
+import { type Item, ItemReader, S } from './attribute-values';
+import {
+  APPEND_AUDIT,
+  AUDIT_INTACT,
+  auditProblem,
+  auditValues,
+  BEGIN_AUDIT,
+  guarded,
+  namesIn,
+  updateIf,
+} from './conditional-writes';
 import { BREAKER_KEY, FREEZE_KEY, ISOLATION_KEY, readBreaker, toIsolation } from './control-items';
 import {
   BreakerNotPausedError,
@@ -23,14 +32,12 @@ import { auditEntryAttribute } from './quarantine-item';
 // The pause execution reads operatorAction at each checkpoint and clears it when it closes the
 // breaker; the condition re-checks that there is still a pause to answer.
 const IS_PAUSED = `attribute_exists(#pk) AND #${A.state} IN (:open, :halfOpen)`;
-const AUDIT_IS_A_LIST = `(attribute_not_exists(#${A.audit}) OR attribute_type(#${A.audit}, :list))`;
-const SET_ACTION =
-  `SET #${A.operatorAction} = :action, ` +
-  `#${A.audit} = list_append(if_not_exists(#${A.audit}, :noAudit), :entry)`;
-// An audit that is no list (edited by hand) cannot be appended to: it is kept aside, as it was,
-// and a new trail begins, so the operator's answer is never refused for it.
-const AUDIT_IS_GARBLED = `attribute_exists(#${A.audit}) AND NOT attribute_type(#${A.audit}, :list)`;
-const SET_ACTION_NEW_AUDIT = `SET #${A.operatorAction} = :action, #${A.garbledAudit} = #${A.audit}, #${A.audit} = :entry`;
+const SET_ACTION = `SET #${A.operatorAction} = :action, ${APPEND_AUDIT}`;
+// A trail that is not intact (no list, edited by hand, or replaced or cut by another writer)
+// is not appended to: it is kept aside, as it was, and a new trail begins, so the operator's
+// answer is never refused for it (a removed trail leaves an empty list aside).
+const AUDIT_NOT_INTACT = `NOT ${AUDIT_INTACT}`;
+const SET_ACTION_NEW_AUDIT = `SET #${A.operatorAction} = :action, #${A.garbledAudit} = if_not_exists(#${A.audit}, :noAudit), ${BEGIN_AUDIT}`;
 
 export interface BreakerView {
   /** Undefined: the breaker never opened (no item). */
@@ -92,7 +99,7 @@ export class OperatorControl {
    * BreakerNotPausedError when the breaker closed first.
    */
   async setOperatorAction(action: BreakerAction, entry: AuditEntry): Promise<void> {
-    const write = (update: string, condition: string, more: Record<string, AttributeValue> = {}) =>
+    const write = (update: string, condition: string) =>
       guarded(
         () =>
           updateIf(this.dynamodb, {
@@ -104,9 +111,7 @@ export class OperatorControl {
               ':action': S(action),
               ':open': S(BREAKER_STATE.open),
               ':halfOpen': S(BREAKER_STATE.halfOpen),
-              ':entry': L([auditEntryAttribute(entry)]),
-              ':list': S('L'),
-              ...more,
+              ...auditValues(auditEntryAttribute(entry)),
             },
           }),
         (error) =>
@@ -115,10 +120,9 @@ export class OperatorControl {
             { cause: error },
           ),
       );
-    let outcome = await write(SET_ACTION, AUDIT_IS_A_LIST, { ':noAudit': L([]) });
-    const audit = outcome.ok ? undefined : outcome.old?.[A.audit];
-    if (audit !== undefined && audit.L === undefined)
-      outcome = await write(SET_ACTION_NEW_AUDIT, AUDIT_IS_GARBLED);
+    let outcome = await write(SET_ACTION, AUDIT_INTACT);
+    if (!outcome.ok && outcome.old !== undefined && auditProblem(outcome.old) !== undefined)
+      outcome = await write(SET_ACTION_NEW_AUDIT, AUDIT_NOT_INTACT);
     if (!outcome.ok)
       throw new BreakerNotPausedError(
         `the breaker closed before ${action} was recorded: consumption is running`,

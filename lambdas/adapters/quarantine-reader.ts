@@ -18,8 +18,16 @@ import {
   RECORD_ATTRIBUTES as R,
 } from '../../contract/quarantine';
 import type { QuarantineRecord } from '../core/quarantine-record';
-import { type Item, ItemReader, L, S } from './attribute-values';
-import { guarded, namesIn, updateIf } from './conditional-writes';
+import { type Item, ItemReader, S } from './attribute-values';
+import {
+  APPEND_AUDIT,
+  AUDIT_INTACT,
+  auditProblem,
+  auditValues,
+  guarded,
+  namesIn,
+  updateIf,
+} from './conditional-writes';
 import {
   describeSdkError,
   isSdkError,
@@ -42,9 +50,9 @@ const PROJECTION = RECORD_READ_ATTRIBUTES.map((attribute) => `#${attribute}`).jo
 
 // Record timeline: open | awaiting-operator --(operator: cause, decision)--> resolved | replayed;
 // open --(operator: discard)--> resolved. Leaving open | awaiting-operator counts -1 (rule 11a).
-// Every update names an existing record, so a typo never creates a half-empty one.
-const EXISTS = 'attribute_exists(#id)';
-const APPEND_AUDIT = `#${R.audit} = list_append(if_not_exists(#${R.audit}, :noAudit), :entry)`;
+// Every update names an existing record, so a typo never creates a half-empty one, and appends
+// to its audit trail only while the trail holds every entry appended before (AUDIT_INTACT).
+const AUDITED = `attribute_exists(#id) AND ${AUDIT_INTACT}`;
 
 export class QuarantineRecords {
   private readonly counter: OpenRecordsCounter;
@@ -128,9 +136,9 @@ export class QuarantineRecords {
 
   /** Rule 12: records the cause an operator found; replay is allowed only after this. */
   async setCause(id: string, cause: string, action: OperatorAction): Promise<QuarantineRecord> {
-    return this.update('setCause', id, `SET #cause = :cause, ${APPEND_AUDIT}`, EXISTS, {
+    return this.update('setCause', id, `SET #cause = :cause, ${APPEND_AUDIT}`, AUDITED, {
       ':cause': S(cause),
-      ...auditValues({ ...action, what: `set-cause ${JSON.stringify(cause)}` }),
+      ...entryValues({ ...action, what: `set-cause ${JSON.stringify(cause)}` }),
     });
   }
 
@@ -139,7 +147,7 @@ export class QuarantineRecords {
     id: string,
     entry: { readonly who: string; readonly when: Date; readonly what: string; readonly why: string },
   ): Promise<QuarantineRecord> {
-    return this.update('appendAudit', id, `SET ${APPEND_AUDIT}`, EXISTS, auditValues(entry));
+    return this.update('appendAudit', id, `SET ${APPEND_AUDIT}`, AUDITED, entryValues(entry));
   }
 
   /**
@@ -163,7 +171,7 @@ export class QuarantineRecords {
     const update = `SET #${R.status} = :status, ${APPEND_AUDIT}${closeWait}`;
     const values = {
       ':status': S(status),
-      ...auditValues({ ...action, what: options.what ?? `set-status ${status}` }),
+      ...entryValues({ ...action, what: options.what ?? `set-status ${status}` }),
     };
     // Without `expected`, any status. The statuses are tried in groups by how leaving them moves
     // the count (the record is in one of them), so a change that moves it is counted with it.
@@ -215,7 +223,7 @@ export class QuarantineRecords {
     values: Record<string, AttributeValue>,
   ): Promise<QuarantineRecord> {
     const placeholders = from.statuses.map((_, index) => `:expected${index}`);
-    const condition = `${EXISTS} AND #${R.status} IN (${placeholders.join(', ')})`;
+    const condition = `${AUDITED} AND #${R.status} IN (${placeholders.join(', ')})`;
     const allValues = {
       ...values,
       ...Object.fromEntries(from.statuses.map((value, index) => [placeholders[index], S(value)])),
@@ -247,14 +255,12 @@ export class QuarantineRecords {
     throw this.refusal(operation, id, outcome.old);
   }
 
-  /** Why a conditional write was refused: no such record, or it is in another status. */
+  /** Why a conditional write was refused: no such record, its trail is not intact, or it is in another status. */
   private refusal(operation: string, id: string, old: Item | undefined): QuarantineReadError {
     if (old === undefined)
       return new QuarantineNotFoundError(`Quarantine table ${this.table}: no record ${id}`);
-    const status = new ItemReader(old, `record ${id}`).string(R.status);
-    return new QuarantineStatusConflictError(
-      `Quarantine record ${id}: ${operation} refused, its status is ${status}`,
-    );
+    const why = auditProblem(old) ?? `its status is ${new ItemReader(old, `record ${id}`).string(R.status)}`;
+    return new QuarantineStatusConflictError(`Quarantine record ${id}: ${operation} refused, ${why}`);
   }
 
   private async readObject(key: string): Promise<Buffer> {
@@ -293,14 +299,14 @@ export class QuarantineRecords {
   }
 }
 
-function auditValues(entry: {
+function entryValues(entry: {
   readonly who: string;
   readonly when: Date;
   readonly what: string;
   readonly why: string;
 }) {
   const audit = { who: entry.who, when: entry.when.toISOString(), what: entry.what, why: entry.why };
-  return { ':entry': L([auditEntryAttribute(audit)]), ':noAudit': L([]) };
+  return auditValues(auditEntryAttribute(audit));
 }
 
 /** The expected statuses grouped by how leaving them for `to` moves rule 11a's count. */

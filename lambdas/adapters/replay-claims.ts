@@ -9,8 +9,15 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QUARANTINE_STATUS, type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import { UNIDENTIFIED_CAUSE } from '../core/operator';
 import type { AuditEntry } from '../core/quarantine-record';
-import { type Item, ItemReader, L, S } from './attribute-values';
-import { guarded, updateIf } from './conditional-writes';
+import { type Item, ItemReader, S } from './attribute-values';
+import {
+  APPEND_AUDIT,
+  AUDIT_INTACT,
+  auditProblem,
+  auditValues,
+  guarded,
+  updateIf,
+} from './conditional-writes';
 import { describeSdkError, QuarantineReadError, QuarantineStatusConflictError } from './errors';
 import { countChange, OpenRecordsCounter } from './open-records';
 import { auditEntryAttribute } from './quarantine-item';
@@ -20,9 +27,9 @@ import { auditEntryAttribute } from './quarantine-item';
 // The claim leaves rule 11a's open records (count -1), a release comes back (+1).
 // A replay killed half-way leaves `replaying`; `replay --resume` finishes or releases it from
 // what the ledger shows (core/operator.ts `decideResume`).
-const IS_STATUS = `attribute_exists(#id) AND #${R.status} = :from`;
+const IS_STATUS = `attribute_exists(#id) AND #${R.status} = :from AND ${AUDIT_INTACT}`;
 const HAS_CAUSE = '#cause <> :unidentified';
-const SET_STATUS = `SET #${R.status} = :to, #${R.audit} = list_append(if_not_exists(#${R.audit}, :noAudit), :entry)`;
+const SET_STATUS = `SET #${R.status} = :to, ${APPEND_AUDIT}`;
 
 export class ReplayClaims {
   private readonly counter: OpenRecordsCounter;
@@ -62,8 +69,7 @@ export class ReplayClaims {
       values: {
         ':from': S(from),
         ':to': S(to),
-        ':entry': L([auditEntryAttribute(entry)]),
-        ':noAudit': L([]),
+        ...auditValues(auditEntryAttribute(entry)),
         ...(also ? { ':unidentified': S(UNIDENTIFIED_CAUSE) } : {}),
       },
     };
@@ -79,8 +85,13 @@ export class ReplayClaims {
           { cause: error },
         ),
     );
-    if (!outcome.ok)
-      throw new QuarantineStatusConflictError(`record ${id} is no longer ${from} (${describe(outcome.old)})`);
+    if (outcome.ok) return;
+    const problem = outcome.old && auditProblem(outcome.old);
+    throw new QuarantineStatusConflictError(
+      problem === undefined
+        ? `record ${id} is no longer ${from} (${describe(outcome.old)})`
+        : `record ${id} not moved from ${from} to ${to}: ${problem}`,
+    );
   }
 }
 

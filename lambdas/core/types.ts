@@ -4,6 +4,7 @@
  */
 import { DEFAULTS } from '../../contract/defaults';
 import type { LedgerState } from '../../contract/ledger';
+import type { QuarantineReason } from '../../contract/quarantine';
 
 /** Rule 9 buckets, plus the rule 8 case where an outside system may or may not have acted. */
 export type ErrorClass = 'transient' | 'permanent' | 'unknown' | 'outcome-unknown';
@@ -94,17 +95,8 @@ export interface QuarantineIntent {
   readonly error?: ErrorEvidence;
 }
 
-/** Why a message was quarantined (docs/design.md, "Quarantine reasons"). */
-export const QUARANTINE_REASONS = [
-  'crash-limit',
-  'permanent-error',
-  'unknown-error-repeated',
-  'transient-retries-exhausted',
-  'outcome-unknown',
-  'key-collision',
-  'receive-limit',
-] as const;
-export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
+/** Why a message was quarantined: one list, in the contract. */
+export { QUARANTINE_REASONS, type QuarantineReason } from '../../contract/quarantine';
 
 /** The counters a failure or a crash changes on the ledger item. */
 export interface FailureCounters {

@@ -2,7 +2,7 @@
  * What an operator sees of a pipeline: its dashboard, the alarms on the consumer's own metrics,
  * and the outputs that name the consumer and the `pq` command line.
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
@@ -164,7 +164,7 @@ describe('the dashboard', () => {
     const stack = new Stack(app, 'Mine');
     new PoisonQuarantine(stack, 'Pipeline', {
       processorEntry: FIXTURE_PROCESSOR,
-      queue: new sqs.Queue(stack, 'Orders'),
+      queue: new sqs.Queue(stack, 'Orders', { visibilityTimeout: Duration.seconds(180) }),
     });
 
     // Act

@@ -455,13 +455,14 @@ describe('PoisonQuarantine options', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 60 });
   });
 
-  it.each<[string, (stack: Stack) => Partial<PoisonQuarantineProps>, string | undefined]>([
-    ['its own queue with the default', () => ({}), undefined],
+  it.each<[string, (stack: Stack) => Partial<PoisonQuarantineProps>, string]>([
+    ['its own queue with the default', () => ({}), '10'],
     ['its own queue with a higher limit', () => ({ backstopMaxReceiveCount: 15 }), '15'],
     [
       'a given queue whose dead-letter queue CDK knows',
       (stack) => ({
         queue: new sqs.Queue(stack, 'Given', {
+          visibilityTimeout: Duration.seconds(6 * DEFAULTS.consumerTimeoutSeconds),
           deadLetterQueue: { queue: new sqs.Queue(stack, 'GivenDlq'), maxReceiveCount: 12 },
         }),
       }),
@@ -537,7 +538,10 @@ describe('PoisonQuarantine options', () => {
   it("lets an operator replay onto the user's own KMS-encrypted queue", () => {
     const app = new App();
     const stack = new Stack(app, 'Mine', { env: { account: '111111111111', region: 'eu-west-1' } });
-    const queue = new sqs.Queue(stack, 'Orders', { encryption: sqs.QueueEncryption.KMS });
+    const queue = new sqs.Queue(stack, 'Orders', {
+      encryption: sqs.QueueEncryption.KMS,
+      visibilityTimeout: Duration.seconds(6 * DEFAULTS.consumerTimeoutSeconds),
+    });
     const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, queue });
     const role = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
     pipeline.grantOperator(role);
@@ -553,7 +557,7 @@ describe('PoisonQuarantine prop validation', () => {
     [{ attemptLimit: 0 }, /attemptLimit must be an integer from 1 to 100 \(given 0\)/],
     [
       { backstopMaxReceiveCount: 3 },
-      /backstopMaxReceiveCount must be an integer from 10 to 1000 \(given 3\)/,
+      /backstopMaxReceiveCount must be an integer from 10 \(attemptLimit 3 \+ transientRetries 3 \+ 4\) to 1000 \(given 3\)/,
     ],
     [{ maxConcurrency: 1 }, /maxConcurrency must be an integer from 2 to 1000 \(given 1\)/],
     [{ batchSize: 20, fifo: true }, /batchSize must be an integer from 1 to 10 \(given 20\)/],
