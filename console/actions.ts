@@ -27,6 +27,7 @@ import {
   confirmForm,
   decisionFields,
   outcomeSection,
+  rateField,
   reasonField,
   type Subject,
 } from './pages/forms';
@@ -109,16 +110,17 @@ const ACTIONS: Readonly<Record<ActionName, ActionSpec>> = {
       return {
         happens: html`<p><strong>${replayed} of ${verdicts.length} record(s) would be replayed</strong>,
           ${verdicts.length - replayed} refused. Each one replayed goes back to the source queue with a fresh
-          attempt budget, as a single replay does; each one refused is left as it is.</p>
+          attempt budget, as a single replay does, at most as many a second as you allow (as
+          <code>pq replay --rate</code>); each one refused is left as it is.</p>
           ${dryRunTable(verdicts, `Dry run of group ${subject.group ?? ''}, oldest first`)}`,
-        fields: reasonField('Why now', false, "Default: each record's cause."),
+        fields: html`${reasonField('Why now', false, "Default: each record's cause.")}${rateField()}`,
         confirm: `Replay ${replayed} record(s)`,
       };
     },
     command: replay,
     args: (form) => ({
       positionals: [],
-      options: { group: form.group ?? '', reason: optional(form.reason) },
+      options: { group: form.group ?? '', reason: optional(form.reason), rate: optional(form.rate) },
     }),
   },
   verify: {

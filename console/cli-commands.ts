@@ -2,7 +2,6 @@
  * The CLI's commands run from the console: the same `run` that `pq` calls, with a context built
  * from a form instead of a command line, the console's deployment and the operator's identity.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command, CommandContext } from '../cli/command';
 import { replay } from '../cli/commands/replay';
 import type { Deployment } from '../cli/deployment';
@@ -12,6 +11,8 @@ import type { Outcome } from './pages/forms';
 export interface CommandDeps {
   readonly deployment: Deployment;
   readonly now: () => Date;
+  /** The wait between paced sends (a group replay's rate); tests move their clock instead. */
+  readonly sleep: (ms: number) => Promise<void>;
 }
 
 /** What a command line would have given the command: its positionals, options and flags. */
@@ -73,7 +74,7 @@ function commandContext({ positionals, options = {} }: CliArgs, deps: CommandDep
       flag: (name) => options[name] === true,
     },
     now: deps.now,
-    sleep: (ms) => sleep(ms),
+    sleep: deps.sleep,
     deployment: async () => deps.deployment,
     actor: async (why) => ({ who: await deps.deployment.whoAmI(), why, now: deps.now() }),
   };

@@ -1,9 +1,11 @@
 /**
- * What keeps the console to the operator who started it. It listens on 127.0.0.1 only, but any
+ * What keeps the console to the operator who started it. It listens on loopback only, but any
  * local process and any web page the operator's browser opens can reach that port, so:
  * - a random secret per start, carried by the URL `pq console` prints (as Jupyter does), is
  *   exchanged on first visit for an HttpOnly, SameSite=Strict cookie; every other request
  *   without it is refused, and the URL is cleaned so the secret stays out of history;
+ * - the console listens on a loopback address of its own (ownLoopbackAddress), so that cookie
+ *   reaches no other local server: browsers send a host's cookies to every port of it;
  * - the Host header must name this console (a DNS-rebinding page would send its own name);
  * - a state-changing request needs the per-start CSRF token of the console's own forms and must
  *   come from the console's own origin (hono's csrf middleware checks Origin / Sec-Fetch-Site);
@@ -39,7 +41,22 @@ export function sameSecret(given: unknown, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** One cookie per console: two consoles on other ports of 127.0.0.1 share the browser's cookie jar. */
+/**
+ * A loopback address for this start alone. Browsers keep cookies by host, not by port, so a cookie
+ * set for 127.0.0.1 is sent to every server on 127.0.0.1 the browser visits, which could read a
+ * form's CSRF token with it and act as the operator. Linux routes all of 127.0.0.0/8 to loopback:
+ * a random 127.a.b.c (never 127.0.0.x) is a host no other local server is visited by, and a page
+ * elsewhere that guessed it still gets no SameSite=Strict cookie sent along.
+ */
+export function ownLoopbackAddress(): string {
+  const [a, b, c] = [...randomBytes(3)].map((byte) => 1 + (byte % 254));
+  return `127.${a}.${b}.${c}`;
+}
+
+/** Where a system answers no other loopback address (macOS): the console's cookie is then shared. */
+export const SHARED_LOOPBACK = '127.0.0.1';
+
+/** One cookie per console: two consoles on other ports of one host share the browser's cookie jar. */
 export function cookieName(port: number): string {
   return `pq_console_${port}`;
 }
@@ -62,12 +79,10 @@ export const noStore: MiddlewareHandler = async (c, next) => {
   c.header('Cache-Control', 'no-store');
 };
 
-/** Only requests addressed to this console by its loopback name. */
-export function hostCheck(port: number): MiddlewareHandler {
-  const allowed = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+/** Only requests addressed to this console by the host of its URL (`address:port`). */
+export function hostCheck(host: string): MiddlewareHandler {
   return async (c, next) => {
-    if (!allowed.has(c.req.header('host') ?? ''))
-      return c.text('refused: not addressed to this console\n', 403);
+    if (c.req.header('host') !== host) return c.text('refused: not addressed to this console\n', 403);
     return next();
   };
 }

@@ -1,10 +1,10 @@
 /**
  * The console's web server: a hono app behind the security middleware (security.ts), serving
- * server-rendered pages (pages/) and the actions (actions.ts), on 127.0.0.1 only. It is given a
+ * server-rendered pages (pages/) and the actions (actions.ts), on loopback only. It is given a
  * deployment found exactly as every `pq` command finds it (cli/deployment.ts), and acts with the
  * operator's own AWS identity.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -26,7 +26,9 @@ import {
   hostCheck,
   newKeys,
   noStore,
+  ownLoopbackAddress,
   SECRET_PARAM,
+  SHARED_LOOPBACK,
   secretGate,
   securityHeaders,
 } from './security';
@@ -35,18 +37,26 @@ export interface ConsoleDeps {
   readonly deployment: Deployment;
   /** The clock; tests may fix it. */
   readonly now: () => Date;
+  /** The wait of a paced group replay (`pq replay --rate`); tests move their clock instead. */
+  readonly sleep: (ms: number) => Promise<void>;
 }
 
-/** The app for a console listening on `port`, with this start's keys. */
-export function consoleApp(deps: ConsoleDeps, keys: ConsoleKeys, port: number): Hono {
-  const { deployment, now } = deps;
+/** Where a console listens: the host of its URL. */
+export interface Listening {
+  readonly address: string;
+  readonly port: number;
+}
+
+/** The app for a console listening `at` an address and port, with this start's keys. */
+export function consoleApp(deps: ConsoleDeps, keys: ConsoleKeys, at: Listening): Hono {
+  const { deployment, now, sleep } = deps;
   const frame = (title: string, section?: 'overview' | 'groups' | 'records') => ({
     title,
     functionName: deployment.functionName,
     ...(section ? { section } : {}),
   });
   const app = new Hono();
-  app.use(securityHeaders, noStore, hostCheck(port), secretGate(keys, port));
+  app.use(securityHeaders, noStore, hostCheck(`${at.address}:${at.port}`), secretGate(keys, at.port));
   app.use(bodyLimit({ maxSize: 64 * 1024 }), ...csrfCheck(keys));
 
   // Browsers ask for it on their own; there is none.
@@ -93,7 +103,7 @@ export function consoleApp(deps: ConsoleDeps, keys: ConsoleKeys, port: number): 
     });
   });
 
-  registerActions(app, { deployment, now, csrf: keys.csrf });
+  registerActions(app, { deployment, now, sleep, csrf: keys.csrf });
 
   app.notFound((c) => c.html(page(frame('Not found'), notFound(c.req.path)), 404));
   app.onError((error, c) => {
@@ -110,36 +120,60 @@ export interface RunningConsole {
   /** The URL to open: it carries this start's secret. */
   readonly url: string;
   readonly port: number;
+  /** False where the system answers only 127.0.0.1: other local servers then receive the cookie. */
+  readonly ownAddress: boolean;
   stop(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1:`port` (0: a free one). */
+/** Listens on a loopback address of its own, at `port` (0: a free one). */
 export async function startConsole(deps: ConsoleDeps & { readonly port: number }): Promise<RunningConsole> {
   const keys = newKeys();
   let app: Hono | undefined;
-  // The app needs the port it listens on (Host check, cookie name): made once listening, and no
-  // request can arrive before.
+  // The app needs the address it listens on (Host check, cookie name): made once listening, and
+  // no request can arrive before.
   const server = createAdaptorServer({
     fetch: (request, env) => (app ? app.fetch(request, env) : new Response('starting\n', { status: 503 })),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(deps.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  app = consoleApp(deps, keys, port);
+  const at = await listenOnLoopback(server, deps.port);
+  app = consoleApp(deps, keys, at);
   return {
-    url: `http://127.0.0.1:${port}/?${SECRET_PARAM}=${keys.secret}`,
-    port,
+    url: `http://${at.address}:${at.port}/?${SECRET_PARAM}=${keys.secret}`,
+    port: at.port,
+    ownAddress: at.address !== SHARED_LOOPBACK,
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         if ('closeAllConnections' in server) server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Listens on `address` (a loopback address of this start's own), or on 127.0.0.1 where the system
+ * has no such address (EADDRNOTAVAIL: macOS answers only 127.0.0.1 unless configured).
+ */
+export async function listenOnLoopback(
+  server: Server,
+  port: number,
+  address = ownLoopbackAddress(),
+): Promise<Listening> {
+  try {
+    await listen(server, port, address);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRNOTAVAIL') throw error;
+    await listen(server, port, SHARED_LOOPBACK);
+  }
+  return server.address() as AddressInfo;
+}
+
+function listen(server: Server, port: number, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 function notFound(what: string) {

@@ -1,5 +1,5 @@
 /**
- * `pq console`: the same inspection and actions in a browser (console/), on 127.0.0.1 only. The
+ * `pq console`: the same inspection and actions in a browser (console/), on loopback only. The
  * command returns once the console listens, with the URL to open; the server keeps the process
  * running until it is stopped (Ctrl-C).
  */
@@ -15,7 +15,8 @@ export const consoleCommand: Command = {
 
 Usage: pq console [--port N]
 
-Starts a web console on 127.0.0.1 (this machine only) and prints its URL; Ctrl-C stops it.
+Starts a web console on a loopback address of its own (127.x.y.z: this machine only) and prints
+its URL; Ctrl-C stops it.
   --port N   the port to listen on (default: a free one)
 
 Pages: the overview (mapping, queue, breaker, isolation trial, replay freeze, what needs a person
@@ -27,18 +28,25 @@ same rules, refusals and audit, with your AWS identity).
 
 The URL carries a secret made for this start: share it with nobody. The browser exchanges it for
 a cookie on the first visit; requests without it are refused, and every form carries a token of
-its own against cross-site requests.`,
+its own against cross-site requests. The address is this start's own so that the cookie reaches
+no other local server the browser visits (browsers send a host's cookies to all of its ports).`,
   async run(context: CommandContext) {
     positionals(context.args, []);
     const port = portOf(context.args.string('port'));
     const deployment = await context.deployment();
-    const running = await startConsole({ deployment, now: context.now, port });
+    const running = await startConsole({ deployment, now: context.now, sleep: context.sleep, port });
     return {
-      json: { url: running.url },
-      text: `pq console for ${deployment.functionName}: open ${running.url}\n(the URL carries this start's secret; Ctrl-C stops the console)\n`,
+      json: { url: running.url, ownAddress: running.ownAddress },
+      text: `pq console for ${deployment.functionName}: open ${running.url}\n(the URL carries this start's secret; Ctrl-C stops the console)\n${
+        running.ownAddress ? '' : SHARED_WARNING
+      }`,
     };
   },
 };
+
+const SHARED_WARNING = `Warning: this system answers no loopback address but 127.0.0.1, so the browser also sends
+the console's cookie to every other server on 127.0.0.1 it visits, which could act as you: visit
+no other local page while the console runs.\n`;
 
 function portOf(text: string | undefined): number {
   if (text === undefined) return 0;

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { resolveDeployment } from '../../cli/deployment';
@@ -35,7 +36,12 @@ async function main(argv: readonly string[]): Promise<number> {
       endpoint: sample.endpoint,
       region: sample.region,
     });
-    const running = await startConsole({ deployment, now: () => new Date(), port: 0 });
+    const running = await startConsole({
+      deployment,
+      now: () => new Date(),
+      sleep: (ms) => sleep(ms),
+      port: 0,
+    });
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({

@@ -47,6 +47,16 @@ export function reasonField(label: string, required: boolean, hint?: string): Ht
 </p>`;
 }
 
+/** A group replay's pace: `pq replay --rate`, which also checks it. */
+export function rateField(): Html {
+  return html`<p class="field">
+  <label for="rate">Messages a second (optional)</label>
+  <span class="hint" id="rate-hint">Evenly spaced: 0.5 is one every 2 s. Empty: all at once. This page answers once
+    the last one is sent.</span>
+  <input id="rate" name="rate" type="text" inputmode="decimal" size="8" aria-describedby="rate-hint">
+</p>`;
+}
+
 export function causeField(current: string | undefined): Html {
   return html`<p class="field">
   <label for="cause">Cause: what went wrong</label>

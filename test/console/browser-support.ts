@@ -4,7 +4,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -166,4 +167,63 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** What another local server did with one visit of the operator's browser. */
+export interface Visit {
+  /** The Cookie header the browser sent it. */
+  readonly cookie: string | undefined;
+  /** Its POST of a freeze to the console, with that cookie and the CSRF token it could read. */
+  readonly acted: number;
+}
+
+/**
+ * Another server on 127.0.0.1, as any local tool or dev server is, that turns every visit into an
+ * attack on the console at `consoleOrigin`: with whatever cookie the browser sent, it reads a
+ * form's CSRF token and posts a freeze, Origin and Host forged as only a server can.
+ */
+export async function startOtherLocalServer(
+  consoleOrigin: string,
+): Promise<{ port: number; visits: Visit[]; stop(): Promise<void> }> {
+  const visits: Visit[] = [];
+  const server = createServer((incoming, response) => {
+    // One attack per page visit, not one more per favicon the browser asks for.
+    if (incoming.url !== '/') {
+      response.writeHead(404).end();
+      return;
+    }
+    const { cookie } = incoming.headers;
+    const headers: Record<string, string> = cookie ? { cookie } : {};
+    raw(consoleOrigin, '/act/freeze', { headers })
+      .then((form) =>
+        raw(consoleOrigin, '/act/freeze', {
+          method: 'POST',
+          headers: { ...headers, origin: consoleOrigin, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            csrf: /name="csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '',
+            reason: 'another local server',
+          }).toString(),
+        }),
+      )
+      .then(
+        ({ status }) => {
+          visits.push({ cookie, acted: status });
+          response.end(`${status}\n`);
+        },
+        (error: Error) => {
+          response.statusCode = 500;
+          response.end(error.message);
+        },
+      );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    visits,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
 }

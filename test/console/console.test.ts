@@ -36,6 +36,7 @@ import {
   rowsOf,
   sha256,
   startConsoleProcess,
+  startOtherLocalServer,
   tabTo,
 } from './browser-support';
 
@@ -83,8 +84,29 @@ afterAll(async () => {
 });
 
 describe('the secret and the CSRF token', () => {
-  it('given the printed URL, then it is on 127.0.0.1 and carries a secret', () => {
-    expect(printed).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
+  it('given the printed URL, then it is on a loopback address of its own, not 127.0.0.1, and carries a secret', () => {
+    expect(printed).toMatch(/^http:\/\/127\.\d+\.\d+\.\d+:\d+\/\?token=[\w-]{43}$/);
+    expect(new URL(printed).hostname).not.toBe('127.0.0.1');
+  });
+
+  it('given another local server the browser visits, then it receives no usable cookie and cannot act (issue 22, defect 4)', async () => {
+    // Prepare: the browser holds the console's cookie (beforeAll); another local server on another
+    // port posts a freeze to the console with whatever the browser sends it.
+    const other = await startOtherLocalServer(origin);
+
+    try {
+      // Act
+      for (const host of ['127.0.0.1', 'localhost']) await page.goto(`http://${host}:${other.port}/`);
+
+      // Assess
+      const refused = { consoleCookie: false, acted: 403 };
+      expect(
+        other.visits.map(({ cookie, acted }) => ({ consoleCookie: /pq_console_/.test(cookie ?? ''), acted })),
+      ).toStrictEqual([refused, refused]);
+      expect((await sample.control.read()).freeze).toStrictEqual({ frozen: false });
+    } finally {
+      await other.stop();
+    }
   });
 
   it('given no secret, a wrong one, or another Host, then every page is refused', async () => {

@@ -2,6 +2,7 @@
  * The console's security middleware on a bare hono app (the browser test runs it in the console
  * itself): Host, the secret of the printed URL and its cookie, the CSRF token and origin, headers.
  */
+import { createServer } from 'node:http';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,21 +12,23 @@ import {
   hostCheck,
   newKeys,
   noStore,
+  ownLoopbackAddress,
   SECRET_PARAM,
   sameSecret,
   secretGate,
   securityHeaders,
 } from '../../console/security';
+import { listenOnLoopback } from '../../console/server';
 
 const PORT = 4321;
-const ORIGIN = `http://127.0.0.1:${PORT}`;
+const HOST = `127.18.5.201:${PORT}`;
+const ORIGIN = `http://${HOST}`;
 const keys = newKeys();
 const cookie = `${cookieName(PORT)}=${keys.secret}`;
-const HOST = `127.0.0.1:${PORT}`;
 
 function app(): Hono {
   const app = new Hono();
-  app.use(securityHeaders, noStore, hostCheck(PORT), secretGate(keys, PORT), ...csrfCheck(keys));
+  app.use(securityHeaders, noStore, hostCheck(HOST), secretGate(keys, PORT), ...csrfCheck(keys));
   app.get('/page', (c) => c.text('the page'));
   app.post('/act', (c) => c.text('acted'));
   return app;
@@ -98,6 +101,47 @@ describe('the secret of the printed URL', () => {
 
     expect(response.status).toBe(403);
     expect(await response.text()).toBe('refused: not addressed to this console\n');
+  });
+
+  it.each([['127.0.0.1'], ['localhost']])(
+    'given %s instead of its own address, then refused: a cookie there would reach every local port',
+    async (name) => {
+      const response = await app().request(`http://${name}:${PORT}/page?${SECRET_PARAM}=${keys.secret}`, {
+        headers: { host: `${name}:${PORT}` },
+      });
+
+      expect(response.status).toBe(403);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    },
+  );
+});
+
+describe('a loopback address of its own (issue 22, defect 4)', () => {
+  it('given many starts, then each draws a 127.a.b.c that is never 127.0.0.x', () => {
+    const drawn = Array.from({ length: 200 }, ownLoopbackAddress);
+
+    for (const address of drawn) expect(address).toMatch(/^127\.([1-9]\d*)\.([1-9]\d*)\.([1-9]\d*)$/);
+    expect(drawn.every((address) => address.split('.').every((octet) => Number(octet) <= 254))).toBe(true);
+    expect(new Set(drawn).size).toBeGreaterThan(190);
+  });
+
+  it('given a start, then the server listens on its own address; given a system without it, then on 127.0.0.1', async () => {
+    // Prepare: 192.0.2.1 (TEST-NET-1) is on no interface here, as 127.0.0.2 is on none of macOS's.
+    const [first, second] = [createServer(), createServer()];
+    const servers = [first, second];
+
+    try {
+      // Act
+      const own = await listenOnLoopback(first, 0);
+      const shared = await listenOnLoopback(second, 0, '192.0.2.1');
+
+      // Assess
+      expect(own.address).toMatch(/^127\./);
+      expect(own.address).not.toBe('127.0.0.1');
+      expect(shared.address).toBe('127.0.0.1');
+    } finally {
+      for (const server of servers) server.close();
+    }
   });
 });
 
