@@ -1,20 +1,26 @@
 /**
  * One replay (rule 4), shared by `replay` and `verify --not-done`. Everything is read first, so a
- * record that cannot be replayed changes nothing. Then: a plain replay claims the record
- * (`replaying`); the ledger gets a fresh budget, conditioned on still holding this quarantine,
- * which is what makes a replay happen once (and it comes before the send: the replayed delivery
- * would otherwise meet a `quarantined` item and be acknowledged as a duplicate); the exact body
- * goes to the source queue with its attributes and `pq-replay-of`; the record gets its `replay`
- * audit entry. A record awaiting an operator keeps its status: the state machine moves it on
- * when it receives the decision. A failure before the send succeeds is undone.
+ * record that cannot be replayed changes nothing: a body SQS cannot carry, or a message that would
+ * not fit SQS's limits with the replay's attributes (core/replay-message.ts). Then: a plain replay
+ * claims the record (`replaying`); the ledger gets a fresh budget, conditioned on still holding
+ * this quarantine, which is what makes a replay happen once (and it comes before the send: the
+ * replayed delivery would otherwise meet a `quarantined` item and be acknowledged as a duplicate);
+ * the exact body goes to the source queue with its attributes and `pq-replay-of`, a FIFO one with
+ * a deduplication id of this replay's own; the record gets its `replay` audit entry. A record
+ * awaiting an operator keeps its status: the state machine moves it on when it receives the
+ * decision. A failure before the send succeeds is undone.
+ *
+ * A `key-collision` record's message is replayed under its own identity (`replayKeyOf`): its
+ * ledger item is created for the replay, and the other message's item is never touched.
  *
  * A replay killed half-way (or whose undo failed) leaves its claim: `replay --resume` settles
  * it from the ledger (core/operator.ts `decideResume`), never by sending.
  */
+import { randomUUID } from 'node:crypto';
 import { LEDGER_STATE } from '../contract/ledger';
 import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
 import { LedgerStateMismatchError, StaleAttemptError } from '../lambdas/adapters/errors';
-import type { RecordedMessageAttribute } from '../lambdas/adapters/source-queue';
+import type { RecordedMessageAttribute, ReplayInput } from '../lambdas/adapters/source-queue';
 import {
   REPLAY_AUDIT,
   REPLAY_RUNNING_AT_MOST_MINUTES,
@@ -22,6 +28,7 @@ import {
   type ResumePlan,
 } from '../lambdas/core/operator';
 import type { AuditEntry, QuarantineRecord } from '../lambdas/core/quarantine-record';
+import { ownIdentity, refusalBySqs, replayAttributes, replayKeyOf } from '../lambdas/core/replay-message';
 import { exactUtf8 } from './body';
 import type { Deployment } from './deployment';
 import { Refused } from './errors';
@@ -47,38 +54,26 @@ export function auditEntry(actor: Actor, what: string, why = actor.why): AuditEn
   return { who: actor.who, when: actor.now.toISOString(), what, why };
 }
 
+/** What a replay sends (`replayMessage`); each replay adds a deduplication id of its own. */
+export type ReplayMessage = Omit<ReplayInput, 'deduplicationId'>;
+
+/** Replays `record` as `message`, which `replayMessage` built from it. */
 export async function replayRecord(
   deployment: Deployment,
   record: QuarantineRecord,
+  message: ReplayMessage,
   via: ReplayVia,
   actor: Actor,
 ): Promise<ReplayReceipt> {
   const { id } = record;
-  const body = exactUtf8(await deployment.records.readBody(id));
-  if (body === undefined) {
-    throw new Refused(
-      `record ${id}: its body is not UTF-8 text, which SQS cannot carry exactly (show --body-out)`,
-    );
-  }
-  const messageAttributes = recordedAttributes(await deployment.records.readEnvelope(id));
-
   // The claim's `when` dates the replay: resume waits until it cannot still be running.
   if (via === 'replay') await deployment.claims.claim(id, auditEntry(actor, REPLAY_STARTED_AUDIT));
   let reset: LedgerEntry | undefined;
   let receipt: ReplayReceipt;
   try {
-    reset = await deployment.ledger.resetForReplay(record.messageKey, {
-      expectedState: LEDGER_STATE.quarantined,
-      quarantineId: id,
-      now: actor.now,
-    });
-    const sent = await deployment.queue.replay({
-      body,
-      messageAttributes,
-      ...(record.messageGroupId === undefined ? {} : { messageGroupId: record.messageGroupId }),
-      replayOf: id,
-      messageKey: record.messageKey,
-    });
+    reset = await resetLedger(deployment, record, actor.now);
+    // One id per replay: SQS would drop, for five minutes, a replay under an undone one's id.
+    const sent = await deployment.queue.replay({ ...message, deduplicationId: `replay-${randomUUID()}` });
     receipt = { id, messageId: sent.messageId, generation: reset.generation };
   } catch (error) {
     await undo(deployment, record, via, actor, { reset, failure: (error as Error).message });
@@ -100,6 +95,60 @@ export async function replayRecord(
     );
   }
   return receipt;
+}
+
+/**
+ * What the replay would send, read from the record's content, or why it cannot be sent. Shared by
+ * the replay and its dry run, so the dry run refuses what the replay would.
+ */
+export async function replayMessage(
+  deployment: Deployment,
+  record: QuarantineRecord,
+): Promise<ReplayMessage | { readonly refused: string }> {
+  const body = exactUtf8(await deployment.records.readBody(record.id));
+  if (body === undefined) {
+    return { refused: 'its body is not UTF-8 text, which SQS cannot carry exactly (show --body-out)' };
+  }
+  const messageAttributes = recordedAttributes(await deployment.records.readEnvelope(record.id));
+  const message = {
+    body,
+    messageAttributes,
+    ...(record.messageGroupId === undefined ? {} : { messageGroupId: record.messageGroupId }),
+    replayOf: record.id,
+    messageKey: replayKeyOf(record),
+  };
+  const sent = replayAttributes(messageAttributes, message);
+  const refusal = refusalBySqs(body, sent, await deployment.queue.maxMessageBytes());
+  return refusal === undefined ? message : { refused: refusal.reason };
+}
+
+/**
+ * A fresh budget on the item the replay runs under, while it still holds this quarantine. A
+ * collision's message has no item until its first replay; after an undone one it has, quarantined
+ * by this record, and is reset as any other.
+ */
+async function resetLedger(
+  deployment: Deployment,
+  record: QuarantineRecord,
+  now: Date,
+): Promise<LedgerEntry> {
+  const key = replayKeyOf(record);
+  const created = ownIdentity(record)
+    ? await deployment.ledger.createForReplay(key, {
+        quarantineId: record.id,
+        generation: record.generation + 1,
+        messageId: record.messageId,
+        now,
+      })
+    : undefined;
+  return (
+    created ??
+    deployment.ledger.resetForReplay(key, {
+      expectedState: LEDGER_STATE.quarantined,
+      quarantineId: record.id,
+      now,
+    })
+  );
 }
 
 /**
@@ -137,7 +186,7 @@ async function undo(
  * consumer afterwards is acknowledged as a duplicate.
  */
 function requarantine(deployment: Deployment, record: QuarantineRecord, reset: LedgerEntry, now: Date) {
-  return deployment.ledger.markQuarantined(record.messageKey, {
+  return deployment.ledger.markQuarantined(replayKeyOf(record), {
     attemptId: reset.attemptId,
     quarantineId: record.id,
     now,

@@ -2,13 +2,20 @@
 
 import { decideReplay, decideResume, REPLAY_RUNNING_AT_MOST_MINUTES } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import { ownIdentity, replayKeyOf } from '../../lambdas/core/replay-message';
 import { positionals, positiveNumber, requiredReason } from '../arguments';
 import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused, UsageError } from '../errors';
 import { table } from '../output';
 import { pacedDuration, pacer } from '../pacing';
-import { type ReplayReceipt, type ResumeReceipt, replayRecord, resumeReplay } from '../replay-flow';
+import {
+  type ReplayReceipt,
+  type ResumeReceipt,
+  replayMessage,
+  replayRecord,
+  resumeReplay,
+} from '../replay-flow';
 import { actOnGroup, isRefusal, type MemberRefusal, unresolvedInGroup } from './group-members';
 
 export const replay: Command = {
@@ -31,13 +38,19 @@ Replay is refused (exit 2, nothing changes) when:
   - replay is frozen: pq status shows who froze it and why (pq unfreeze);
   - the record is awaiting-operator (outcome unknown): check the outside system and use
     pq verify ID --done | --not-done | --discard instead;
-  - the record is not open (already replayed, resolved, or being replayed by someone else).
+  - the record is not open (already replayed, resolved, or being replayed by someone else);
+  - the message cannot carry the replay's two attributes within SQS's limits (10 message
+    attributes; the queue's maximum size, body plus attributes, in bytes): pq show ID
+    --body-out FILE keeps it for a send of your own.
 
 What it does: marks the record "replaying" (so two people cannot replay it twice), gives the
 message a fresh attempt budget in the ledger, sends the exact body with its message attributes
 (and FIFO group) and the attribute pq-replay-of=ID, then marks the record "replayed" with an
 audit entry (you, now, --reason or the recorded cause). If the fix is not deployed yet, the
-message will fail and be quarantined again under a new id.
+message will fail and be quarantined again under a new id. A key-collision record (a message
+that arrived under another message's key) is sent as its own message, under its SQS message id
+as key: the other message's ledger item is left alone. Into a FIFO queue every replay sends a
+deduplication id of its own, so a replay after an undone one is not dropped by SQS.
 
 --group replays every open record of the group (pq list --group); records without a cause are
 skipped and reported (exit 2).
@@ -74,14 +87,14 @@ Either way the audit records you, the reason and what the ledger showed.`,
     if (group === undefined) {
       const record = await deployment.records.get(id ?? '');
       if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
-      if (dryRun) return dryRunOf([record], replayFrozen, rate);
+      if (dryRun) return dryRunOf(deployment, [record], replayFrozen, rate);
       const receipt = await replayOne(context, deployment, record, replayFrozen);
       if (isRefusal(receipt)) throw new Refused(`record ${record.id}: ${receipt.refused}`);
       return { json: receipt, text: `${describeReceipt(receipt)}\n` };
     }
     if (replayFrozen) throw new Refused('replay is frozen for this pipeline (see status; unfreeze first)');
     const members = await unresolvedInGroup(deployment, group);
-    if (dryRun) return dryRunOf(members, replayFrozen, rate);
+    if (dryRun) return dryRunOf(deployment, members, replayFrozen, rate);
     const pace = rate === undefined ? undefined : pacer(rate, context);
     return actOnGroup(
       members,
@@ -92,26 +105,24 @@ Either way the audit records you, the reason and what the ledger showed.`,
 };
 
 /**
- * `--dry-run`: the decisions the replay would make, in the table it would print. Only the records
- * are read: nothing is claimed, reset or sent, and no identity is asked for.
+ * `--dry-run`: the decisions the replay would make, in the table it would print. Only the records,
+ * their content and the queue's size limit are read: nothing is claimed, reset or sent, and no
+ * identity is asked for.
  */
-function dryRunOf(
+async function dryRunOf(
+  deployment: Deployment,
   members: readonly QuarantineRecord[],
   replayFrozen: boolean,
   rate: number | undefined,
-): CommandResult {
-  const outcomes = members.map((record) => {
-    const decision = decideReplay(record, { replayFrozen });
-    return decision.kind === 'refuse'
-      ? { id: record.id, refused: decision.reason }
-      : { id: record.id, cause: record.cause };
-  });
+): Promise<CommandResult> {
+  const outcomes: DryRunOutcome[] = [];
+  for (const record of members) outcomes.push(await dryRunOutcome(deployment, record, replayFrozen));
   const refused = outcomes.filter(isRefusal).length;
   const wouldReplay = outcomes.length - refused;
   const rows = outcomes.map((outcome) =>
     isRefusal(outcome)
       ? [outcome.id, 'REFUSED', outcome.refused]
-      : [outcome.id, 'would replay', `cause: ${outcome.cause}`],
+      : [outcome.id, 'would replay', `cause: ${outcome.cause}${identityNote(outcome)}`],
   );
   const paced =
     rate === undefined || wouldReplay < 2
@@ -127,6 +138,31 @@ function dryRunOf(
   };
 }
 
+type DryRunOutcome =
+  | MemberRefusal
+  | { readonly id: string; readonly cause: string; readonly ownKey?: string; readonly otherKey?: string };
+
+async function dryRunOutcome(
+  deployment: Deployment,
+  record: QuarantineRecord,
+  replayFrozen: boolean,
+): Promise<DryRunOutcome> {
+  const decision = decideReplay(record, { replayFrozen });
+  if (decision.kind === 'refuse') return { id: record.id, refused: decision.reason };
+  const message = await replayMessage(deployment, record);
+  if ('refused' in message) return { id: record.id, refused: message.refused };
+  return ownIdentity(record)
+    ? { id: record.id, cause: record.cause, ownKey: replayKeyOf(record), otherKey: record.messageKey }
+    : { id: record.id, cause: record.cause };
+}
+
+/** A key-collision record is replayed as its own message: say so, and whose item stays as it is. */
+function identityNote(outcome: Exclude<DryRunOutcome, MemberRefusal>): string {
+  return outcome.ownKey === undefined
+    ? ''
+    : `; as its own message (key ${outcome.ownKey}), the ledger item of ${outcome.otherKey} is left alone`;
+}
+
 async function replayOne(
   context: CommandContext,
   deployment: Deployment,
@@ -136,10 +172,12 @@ async function replayOne(
 ): Promise<ReplayReceipt | MemberRefusal> {
   const decision = decideReplay(record, { replayFrozen });
   if (decision.kind === 'refuse') return { id: record.id, refused: decision.reason };
+  const message = await replayMessage(deployment, record);
+  if ('refused' in message) return { id: record.id, refused: message.refused };
   // Only sends take a slot: a refused member costs no wait.
   await pace?.();
   const actor = await context.actor(context.args.string('reason') ?? `cause: ${record.cause}`);
-  return replayRecord(deployment, record, 'replay', actor);
+  return replayRecord(deployment, record, message, 'replay', actor);
 }
 
 async function resume(context: CommandContext): Promise<CommandResult> {
@@ -148,7 +186,7 @@ async function resume(context: CommandContext): Promise<CommandResult> {
   const deployment = await context.deployment();
   const record = await deployment.records.get(id ?? '');
   if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
-  const ledger = await deployment.ledger.get(record.messageKey);
+  const ledger = await deployment.ledger.get(replayKeyOf(record));
   const plan = decideResume(record, ledger, context.now());
   if (plan.kind === 'refuse') throw new Refused(`record ${record.id}: ${plan.reason}`);
   const actor = await context.actor(why);

@@ -12,7 +12,7 @@ import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused, UsageError } from '../errors';
-import { type Actor, replayRecord } from '../replay-flow';
+import { type Actor, replayMessage, replayRecord } from '../replay-flow';
 
 const DECISIONS: readonly VerifyDecision[] = Object.values(VERIFY_DECISION);
 
@@ -65,15 +65,19 @@ but has not reached its wait yet (try again in a minute), once it was decided, a
     });
     if (plan.kind === 'refuse') throw new Refused(`record ${record.id}: ${plan.reason}`);
 
+    // A message SQS would refuse is refused before the cause is set: nothing changes.
+    const message = plan.replay ? await replayMessage(deployment, record) : undefined;
+    if (message !== undefined && 'refused' in message)
+      throw new Refused(`record ${record.id}: ${message.refused}`);
     const actor = await context.actor(why);
     let replayedAs: string | undefined;
-    if (plan.replay) {
+    if (message !== undefined) {
       const caused = await deployment.records.setCause(record.id, why, {
         who: actor.who,
         when: actor.now,
         why: 'verify --not-done: the outside call did not happen',
       });
-      ({ messageId: replayedAs } = await replayRecord(deployment, caused, 'verify', actor));
+      ({ messageId: replayedAs } = await replayRecord(deployment, caused, message, 'verify', actor));
     }
     try {
       if (plan.via === 'execution') {

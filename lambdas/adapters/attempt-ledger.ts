@@ -96,6 +96,7 @@ export interface QuarantineMark {
 //                       in-flight --recordFailure--> ready --start--> in-flight ...
 //                       in-flight | ready --beginQuarantine--> (same state, quarantining) --markQuarantined--> quarantined
 //                       in-flight | ready --markQuarantined--> quarantined --resetForReplay--> ready
+//   (absent) --createForReplay--> ready (a key-collision record's message, replayed under its own key)
 //                       in-flight --(crash: nothing is written)--> in-flight --restartAfterCrash--> in-flight
 // Every write after the start names its attempt, so a stale attempt cannot overwrite a newer one.
 const IS_NEW = 'attribute_not_exists(#pk)';
@@ -423,6 +424,41 @@ export class AttemptLedger {
       `resetForReplay refused for key ${JSON.stringify(key)}: expected ${expected}, found ${describeEntry(outcome.previous)}`,
       outcome.previous,
     );
+  }
+
+  /**
+   * Operator side, before the first replay of a `key-collision` record: the item its message never
+   * had, under its own key (core/replay-message.ts `replayKeyOf`), `ready` for exactly that replay,
+   * a generation after the record's. Undefined, and nothing written, when the key has an item.
+   */
+  async createForReplay(
+    key: string,
+    created: {
+      readonly quarantineId: string;
+      readonly generation: number;
+      readonly messageId: string;
+      readonly now: Date;
+    },
+  ): Promise<LedgerEntry | undefined> {
+    const outcome = await this.update('createForReplay', key, {
+      update:
+        'SET #state = :ready, #attempts = :zero, #charged = :zero, #transientFailures = :zero, ' +
+        '#unknownFailures = :zero, #generation = :generation, #attemptId = :none, #messageId = :messageId, ' +
+        '#stage = :notStarted, #firstAttemptAt = :now, #lastAttemptAt = :now, #replayedAt = :now, ' +
+        '#replayOf = :quarantineId',
+      condition: IS_NEW,
+      values: {
+        ':ready': READY,
+        ':zero': N(0),
+        ':generation': N(created.generation),
+        ':none': S('none'),
+        ':messageId': S(created.messageId),
+        ':notStarted': S('not-started'),
+        ':now': S(created.now.toISOString()),
+        ':quarantineId': S(created.quarantineId),
+      },
+    });
+    return outcome.ok ? outcome.item : undefined;
   }
 
   /** A write conditioned on `attemptId` still being the attempt in flight. */

@@ -13,6 +13,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
+import { type MessageAttribute, type MessageAttributes, replayAttributes } from '../core/replay-message';
 import { SQS_MAX_VISIBILITY_SECONDS } from '../core/types';
 import { describeSdkError, SourceQueueError } from './errors';
 
@@ -27,22 +28,24 @@ export const MAX_DELAY_SECONDS = SQS_MAX_VISIBILITY_SECONDS - 20 * 60;
 export { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE };
 
 /** A message attribute as the Lambda SQS event (and so the quarantine envelope) holds it. */
-export interface RecordedMessageAttribute {
-  readonly dataType: string;
-  readonly stringValue?: string;
-  /** Base64, as Lambda delivers binary attributes. */
-  readonly binaryValue?: string;
-}
+export type RecordedMessageAttribute = MessageAttribute;
 
 export interface ReplayInput {
   /** The quarantined body, exactly. */
   readonly body: string;
-  readonly messageAttributes: Readonly<Record<string, RecordedMessageAttribute>>;
-  /** FIFO queues only. */
+  /** As recorded; the replay's marks are added (core/replay-message.ts `replayAttributes`). */
+  readonly messageAttributes: MessageAttributes;
+  /** FIFO queues only, with `deduplicationId`. */
   readonly messageGroupId?: string;
-  /** The quarantine id replayed; also the FIFO deduplication id, so a repeated replay is one message. */
+  /**
+   * FIFO: one per replay, never per record. SQS drops, for five minutes, a send whose id it has
+   * seen, even once that message was deleted: an undone replay's copy would swallow the next one.
+   * The SDK's own retries of this send keep it, so a send that reached SQS twice is one message.
+   */
+  readonly deduplicationId?: string;
+  /** The quarantine id replayed. */
   readonly replayOf: string;
-  /** The original's message key: the replay is worked on under it (its ledger item, reset). */
+  /** The key the replay is worked on under (core/replay-message.ts `replayKeyOf`), its ledger item reset. */
   readonly messageKey: string;
 }
 
@@ -82,22 +85,17 @@ export class SourceQueue {
   }
 
   /**
-   * Sends the quarantined message again, marked with `pq-replay-of` and `pq-message-key`. SQS
-   * allows 10 message attributes: a message that had 9 or 10 already cannot be marked and the
-   * send is refused.
+   * Sends the quarantined message again, marked with `pq-replay-of` and `pq-message-key`. The
+   * replay flow has checked that SQS takes it (core/replay-message.ts `refusalBySqs`).
    */
   async replay(input: ReplayInput): Promise<{ readonly messageId: string }> {
     const attributes: Record<string, MessageAttributeValue> = {};
-    for (const [name, value] of Object.entries(input.messageAttributes)) {
-      if (name !== REPLAY_OF_ATTRIBUTE && name !== MESSAGE_KEY_ATTRIBUTE)
-        attributes[name] = toSdkAttribute(value);
-    }
-    attributes[REPLAY_OF_ATTRIBUTE] = { DataType: 'String', StringValue: input.replayOf };
-    attributes[MESSAGE_KEY_ATTRIBUTE] = { DataType: 'String', StringValue: input.messageKey };
+    for (const [name, value] of Object.entries(replayAttributes(input.messageAttributes, input)))
+      attributes[name] = toSdkAttribute(value);
     const fifo =
       input.messageGroupId === undefined
         ? {}
-        : { MessageGroupId: input.messageGroupId, MessageDeduplicationId: `replay-${input.replayOf}` };
+        : { MessageGroupId: input.messageGroupId, MessageDeduplicationId: input.deduplicationId };
     const result = await this.send('SendMessage', () =>
       this.sqs.send(
         new SendMessageCommand({
@@ -109,6 +107,20 @@ export class SourceQueue {
       ),
     );
     return { messageId: result.MessageId ?? '' };
+  }
+
+  /** The queue's MaximumMessageSize: SQS refuses a larger message (body plus attributes, in bytes). */
+  async maxMessageBytes(): Promise<number> {
+    const result = await this.send('GetQueueAttributes', () =>
+      this.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['MaximumMessageSize'] }),
+      ),
+    );
+    const bytes = Number(result.Attributes?.MaximumMessageSize);
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+      throw new SourceQueueError(`Queue ${this.queueUrl}: GetQueueAttributes gave no MaximumMessageSize`);
+    }
+    return bytes;
   }
 
   /** Approximate counts, as SQS reports them. */
@@ -144,7 +156,7 @@ export class SourceQueue {
   }
 }
 
-function toSdkAttribute(value: RecordedMessageAttribute): MessageAttributeValue {
+function toSdkAttribute(value: MessageAttribute): MessageAttributeValue {
   return {
     DataType: value.dataType,
     ...(value.stringValue === undefined ? {} : { StringValue: value.stringValue }),

@@ -366,11 +366,11 @@ describe('SourceQueue', () => {
     });
   });
 
-  it('replays once into a FIFO queue however often it is asked (deduplication by quarantine id)', async () => {
+  it('replays once into a FIFO queue however often one replay sends (deduplication by the replay id)', async () => {
     const { QueueUrl } = await pipeline.clients.sqs.send(
       new CreateQueueCommand({
         QueueName: `adapters-replay-${randomUUID().slice(0, 8)}.fifo`,
-        Attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' },
+        Attributes: { FifoQueue: 'true' },
       }),
     );
     const fifo = new SourceQueue(pipeline.clients.sqs, QueueUrl as string);
@@ -378,6 +378,7 @@ describe('SourceQueue', () => {
       body: 'same body',
       messageAttributes: {},
       messageGroupId: 'g-1',
+      deduplicationId: 'replay-1',
       replayOf: 'q-fifo-g0-a3',
       messageKey: 'fifo-key',
     };

@@ -1,19 +1,28 @@
 /**
- * An SQS standard queue in memory: visibility timeouts, receive counts, a fresh receipt handle on
- * every receive (only the latest one may change visibility), and the native redrive to a
- * backstop queue once a message is received more than `maxReceiveCount` times.
+ * An SQS queue in memory: visibility timeouts, receive counts, a fresh receipt handle on every
+ * receive (only the latest one may change visibility), and the native redrive to a backstop
+ * queue once a message is received more than `maxReceiveCount` times. A send SQS refuses is
+ * refused (more than 10 message attributes, a message over the size limit counted in bytes, body
+ * plus attributes), and a FIFO queue drops a send whose deduplication id it accepted in the last
+ * 5 minutes, deleted or not. moto enforces neither the count nor the bytes, nor remembers a
+ * deleted message's id (docs/local-differences.md, "SQS"). FIFO group order is not modelled.
  */
+import { DEFAULTS } from '../../contract/defaults';
 import { SourceQueueError } from '../../lambdas/adapters/errors';
 import { MAX_DELAY_SECONDS } from '../../lambdas/adapters/source-queue';
 import type { SourceQueuePort } from '../../lambdas/consumer/ports';
+import {
+  type MessageAttributes,
+  messageBytes,
+  SQS_DEDUPLICATION_SECONDS,
+  SQS_MAX_MESSAGE_ATTRIBUTES,
+} from '../../lambdas/core/replay-message';
 import type { Clock } from './clock';
 
 export interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
-  readonly messageAttributes: Readonly<
-    Record<string, { readonly dataType: string; readonly stringValue?: string }>
-  >;
+  readonly messageAttributes: MessageAttributes;
   readonly sentAt: number;
   receiveCount: number;
   /** Epoch ms from which the message can be received again. */
@@ -21,26 +30,79 @@ export interface QueuedMessage {
   receiptHandle?: string;
 }
 
+export interface QueueSettings {
+  /** A FIFO queue without content-based deduplication: every send names its group and id. @default false */
+  readonly fifo?: boolean;
+  /** The queue's MaximumMessageSize. @default the construct's, 1 MiB */
+  readonly maxMessageBytes?: number;
+}
+
+/** What a SendMessage gives; `messageId` stands for the id SQS would assign. */
+export type SentMessage = Pick<QueuedMessage, 'messageId' | 'body'> &
+  Partial<Pick<QueuedMessage, 'messageAttributes'>> & {
+    readonly groupId?: string;
+    readonly deduplicationId?: string;
+  };
+
 export class MemoryQueue implements SourceQueuePort {
   readonly messages = new Map<string, QueuedMessage>();
   readonly backstop: QueuedMessage[] = [];
   private handles = 0;
+  /** FIFO: deduplication id -> the message id it was first accepted as, and when. */
+  private readonly deduplicated = new Map<string, { readonly messageId: string; readonly at: number }>();
 
   constructor(
     private readonly clock: Clock,
     private readonly maxReceiveCount: number,
+    private readonly settings: QueueSettings = {},
   ) {}
 
-  send(
-    message: Pick<QueuedMessage, 'messageId' | 'body'> & Partial<Pick<QueuedMessage, 'messageAttributes'>>,
-  ): void {
+  /** SendMessage: the message id SQS reports, the first one's for a deduplicated send. */
+  send({ groupId, deduplicationId, ...message }: SentMessage): string {
+    const messageAttributes = message.messageAttributes ?? {};
+    this.refuseWhatSqsRefuses(message.body, messageAttributes, groupId, deduplicationId);
+    const now = this.clock.now();
+    if (deduplicationId !== undefined) {
+      const first = this.deduplicated.get(deduplicationId);
+      if (first !== undefined && now - first.at < SQS_DEDUPLICATION_SECONDS * 1000) return first.messageId;
+      this.deduplicated.set(deduplicationId, { messageId: message.messageId, at: now });
+    }
     this.messages.set(message.messageId, {
-      messageAttributes: {},
       ...message,
-      sentAt: this.clock.now(),
+      messageAttributes,
+      sentAt: now,
       receiveCount: 0,
-      visibleAt: this.clock.now(),
+      visibleAt: now,
     });
+    return message.messageId;
+  }
+
+  private refuseWhatSqsRefuses(
+    body: string,
+    attributes: MessageAttributes,
+    groupId: string | undefined,
+    deduplicationId: string | undefined,
+  ): void {
+    const count = Object.keys(attributes).length;
+    if (count > SQS_MAX_MESSAGE_ATTRIBUTES) {
+      throw new SourceQueueError(
+        `SendMessage failed: Number of message attributes [${count}] exceeds the allowed maximum [${SQS_MAX_MESSAGE_ATTRIBUTES}].`,
+      );
+    }
+    const limit = this.settings.maxMessageBytes ?? DEFAULTS.maxMessageSizeBytes;
+    if (messageBytes(body, attributes) > limit) {
+      throw new SourceQueueError(
+        `SendMessage failed: One or more parameters are invalid. Reason: Message must be shorter than ${limit} bytes.`,
+      );
+    }
+    const fifo = this.settings.fifo === true;
+    if (fifo !== (groupId !== undefined) || fifo !== (deduplicationId !== undefined)) {
+      throw new SourceQueueError(
+        fifo
+          ? 'SendMessage failed: a FIFO queue needs MessageGroupId and MessageDeduplicationId'
+          : 'SendMessage failed: MessageGroupId and MessageDeduplicationId are not valid for this queue type',
+      );
+    }
   }
 
   /** Up to `max` visible messages, oldest first, each hidden for `visibilitySeconds`. */

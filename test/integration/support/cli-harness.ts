@@ -15,7 +15,7 @@ import { QuarantineRecords } from '../../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import type { RecordedMessageAttribute } from '../../../lambdas/adapters/source-queue';
 import { errorSignature } from '../../../lambdas/core/evidence';
-import { bodyDigest, quarantineId } from '../../../lambdas/core/ids';
+import { bodyDigest, collisionQuarantineId, quarantineId } from '../../../lambdas/core/ids';
 import type { NewQuarantineRecord } from '../../../lambdas/core/quarantine-record';
 import type { ErrorEvidence } from '../../../lambdas/core/types';
 import { LOCAL_CREDENTIALS } from '../../../local/moto';
@@ -31,6 +31,8 @@ export interface Seed {
   readonly lastError?: ErrorEvidence;
   readonly messageAttributes?: Readonly<Record<string, RecordedMessageAttribute>>;
   readonly createdAt?: string;
+  /** A `key-collision` record, as the consumer writes one: under this seed's key, its ledger item left alone. */
+  readonly collidesWith?: Seeded;
 }
 
 export interface Seeded {
@@ -123,13 +125,16 @@ export async function startCliHarness(): Promise<CliHarness> {
   const ledger = new AttemptLedger(clients.dynamodb, names.attemptsTable);
 
   async function quarantine(seed: Seed = {}): Promise<Seeded> {
-    const messageKey = `order-${randomUUID()}`;
-    const id = quarantineId(messageKey, 0, 3);
+    const messageKey = seed.collidesWith?.messageKey ?? `order-${randomUUID()}`;
+    const messageId = seed.collidesWith ? `m-${randomUUID()}` : `m-${messageKey}`;
+    const id = seed.collidesWith
+      ? collisionQuarantineId(messageKey, messageId)
+      : quarantineId(messageKey, 0, 3);
     const body = Buffer.isBuffer(seed.body)
       ? seed.body
       : Buffer.from(seed.body ?? `{"order":"${messageKey}"}`);
     const lastError = seed.lastError ?? PARSE_ERROR;
-    const envelope = { messageId: `m-${messageKey}`, messageAttributes: seed.messageAttributes ?? {} };
+    const envelope = { messageId, messageAttributes: seed.messageAttributes ?? {} };
     const keys = quarantineObjectKeys(id);
     // Straight to S3: the writer takes SQS's string bodies only, and a test needs raw bytes too.
     for (const [key, bytes] of [
@@ -138,27 +143,29 @@ export async function startCliHarness(): Promise<CliHarness> {
     ] as const) {
       await clients.s3.send(new PutObjectCommand({ Bucket: names.quarantineBucket, Key: key, Body: bytes }));
     }
-    const started = await ledger.start({
-      key: messageKey,
-      attemptId: randomUUID(),
-      envId: 'env-1',
-      messageId: envelope.messageId,
-      bodyDigest: bodyDigest(body.toString('utf8')),
-      attemptLimit: 3,
-      now: new Date('2030-01-01T00:00:00Z'),
-      expiresAt: 1_900_000_000,
-    });
-    if (!started.started) throw new Error('seed: the ledger item existed already');
-    await ledger.markQuarantined(messageKey, {
-      attemptId: started.item.attemptId,
-      quarantineId: id,
-      charge: 3,
-      now: new Date(),
-    });
+    if (seed.collidesWith === undefined) {
+      const started = await ledger.start({
+        key: messageKey,
+        attemptId: randomUUID(),
+        envId: 'env-1',
+        messageId,
+        bodyDigest: bodyDigest(body.toString('utf8')),
+        attemptLimit: 3,
+        now: new Date('2030-01-01T00:00:00Z'),
+        expiresAt: 1_900_000_000,
+      });
+      if (!started.started) throw new Error('seed: the ledger item existed already');
+      await ledger.markQuarantined(messageKey, {
+        attemptId: started.item.attemptId,
+        quarantineId: id,
+        charge: 3,
+        now: new Date(),
+      });
+    }
     await writer.putRecord({
       id,
       status: seed.status ?? 'open',
-      reason: seed.reason ?? 'permanent-error',
+      reason: seed.reason ?? (seed.collidesWith ? 'key-collision' : 'permanent-error'),
       cause: 'unidentified',
       messageKey,
       messageId: envelope.messageId,
