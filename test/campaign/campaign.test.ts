@@ -21,8 +21,20 @@ const SCHEDULES = 10_000;
  */
 const OPEN_INVARIANTS = new Set<InvariantName>([]);
 
+/**
+ * Invariants whose precondition few schedules meet: a key whose every attempt crashed alone
+ * (about 1 schedule in 20).
+ */
+const RARE = new Set<InvariantName>(['oracle-crash-alone-ends-at-the-limit']);
+
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>(['restarted-pause-run-restores-in-silence-while-own-tables-fail']);
+const OPEN_CASES = new Set<string>([
+  'restarted-pause-run-restores-in-silence-while-own-tables-fail',
+  // A colliding message acknowledged through another message's lost completion (the oracle's
+  // first find); the older case replays the same shape.
+  'colliding-message-acknowledged-through-a-lost-completion',
+  'lost-completion-record-refused-redo-charged',
+]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;
@@ -36,7 +48,7 @@ describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
     expect(report.faultsInjected).toBeGreaterThan(SCHEDULES);
     expect(report.crashes).toBeGreaterThan(SCHEDULES / 2);
     for (const name of INVARIANTS)
-      expect(report.invariantsChecked[name], name).toBeGreaterThan(SCHEDULES / 10);
+      expect(report.invariantsChecked[name], name).toBeGreaterThan(SCHEDULES / (RARE.has(name) ? 50 : 10));
   });
 
   for (const name of INVARIANTS) {

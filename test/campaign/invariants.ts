@@ -4,8 +4,16 @@
  * counts both. The outage-related checks and their preconditions live in outage-invariants.ts.
  */
 
+import {
+  backstopOnlyWhenNothingCouldTell,
+  chargesMatchTheRules,
+  crashAloneEndsAtTheLimit,
+  everyMessageCompletedOrKept,
+  quarantineReasonByTheRules,
+} from './oracle-invariants';
 import { backstopFromOwnFailures, chargedOrQuarantinedForOutage } from './outage-invariants';
 import type { Observation } from './run-schedule';
+import { deployedLimits } from './schedule';
 import { keyGeneration } from './trace';
 
 export const INVARIANTS = [
@@ -29,6 +37,16 @@ export const INVARIANTS = [
   'tripped-breaker-has-a-way-back',
   /** Rule 6: one crash starts (or restarts) the isolation trial at most once. */
   'one-trial-start-per-crash',
+  /** Oracle: every message that left the queue had its own work run to its end, or its own bytes kept in a record naming it (or is the same message as one that did, rule 13). */
+  'oracle-every-message-completed-or-kept',
+  /** Oracle: a message reaches the backstop only if its last receive crashed (its first crash) or our own tables failed it. */
+  'oracle-backstop-only-when-nothing-could-tell',
+  /** Oracle: each attempt added the charges the rules give it: 1 for a crash alone in flight, a permanent or an unknown error; 0 otherwise. */
+  'oracle-charges-match-the-rules',
+  /** Oracle: every quarantine record's reason is one that what happened to its key allows. */
+  'oracle-quarantine-reason-by-the-rules',
+  /** Oracle: a key whose every attempt crashed alone ends `crash-limit` within its limit (or `receive-limit`). */
+  'oracle-crash-alone-ends-at-the-limit',
 ] as const;
 
 export type InvariantName = (typeof INVARIANTS)[number];
@@ -54,6 +72,11 @@ const CHECKS: Record<InvariantName, Check> = {
   'tripped-breaker-has-a-way-back': (observation) =>
     held(observation.trace.breakerWithoutWayBack.slice(0, 1)),
   'one-trial-start-per-crash': oneTrialStartPerCrash,
+  'oracle-every-message-completed-or-kept': everyMessageCompletedOrKept,
+  'oracle-backstop-only-when-nothing-could-tell': backstopOnlyWhenNothingCouldTell,
+  'oracle-charges-match-the-rules': chargesMatchTheRules,
+  'oracle-quarantine-reason-by-the-rules': quarantineReasonByTheRules,
+  'oracle-crash-alone-ends-at-the-limit': crashAloneEndsAtTheLimit,
 };
 
 export function checkInvariants(observation: Observation): Verdict[] {
@@ -127,11 +150,7 @@ function chargedWithinLimit({ trace, world, schedule }: Observation): Omit<Verdi
       (start) =>
         `an attempt of key ${start.key} started in ${start.envId} with ${start.charged} charged, limit ${start.limit}`,
     );
-  const limits = [
-    schedule.config.attemptLimit,
-    ...schedule.events.flatMap((e) => (e.do === 'redeploy' ? [e.attemptLimit] : [])),
-  ];
-  const highest = Math.max(...limits);
+  const highest = Math.max(...deployedLimits(schedule));
   for (const item of world.ledger.all()) {
     if (item.charged > highest)
       problems.push(`key ${item.key} has ${item.charged} charged, above every limit (${highest})`);

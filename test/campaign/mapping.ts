@@ -8,6 +8,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { BREAKER_STATE, PROBE_FOOTPRINT } from '../../contract/control';
 import { ENV } from '../../contract/env';
+import { LEDGER_STATE } from '../../contract/ledger';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { recordKey } from '../../lambdas/core/message-key';
 import type { ExecutionEnvironment, Handle, World } from '../world/world';
@@ -67,10 +68,12 @@ export class Mapping {
     const runs = chosen.map((slot) => {
       const env = this.environmentAt(slot);
       const seq = this.trace.next();
+      this.trace.attempts.invoked(env.id, seq);
       const at = this.world.clock.now();
       return { env, seq, at, delivery: this.world.deliver(env, batchSize) };
     });
     const results = await Promise.all(runs.map((run) => run.delivery));
+    for (const run of runs) this.trace.attempts.returned(run.env.id);
     runs.forEach((run, index) => {
       const result = results[index];
       const failed = new Set(
@@ -103,7 +106,17 @@ export class Mapping {
     );
     this.trace.limitByEnv.set(env.id, this.attemptLimit);
     this.slots[slot] = env;
+    env.whenDead().then(() => this.died(env.id));
     return env;
+  }
+
+  /** Who the dead worker had in flight, by the ledger, as the oracle judges its crash (rules 5, 6). */
+  private died(envId: string): void {
+    const held = this.world.ledger
+      .all()
+      .filter((item) => item.state === LEDGER_STATE.inFlight && item.envId === envId)
+      .map((item) => item.attemptId);
+    this.trace.attempts.died(this.trace.next(), envId, held, this.trace.crashedEnvironments.has(envId));
   }
 
   /**

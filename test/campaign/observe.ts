@@ -3,8 +3,10 @@
  * starts and completions, isolation starts, quarantine record creation, the user's work
  * finishing, and each request that reaches the outside system. The outside system's outage is
  * played here too, around each declared call, so it is decided at the moment of the call.
- * A planted bug (for the test that the explorer can fail) is one more tap.
+ * The same taps feed the oracle's facts per attempt (attempt-log.ts). A planted bug (for the
+ * test that the explorer can fail) is one more tap.
  */
+import { LEDGER_STATE } from '../../contract/ledger';
 import type { ProcessorModule, WorkContext } from '../../lambdas/consumer/types';
 import { OutsideSystem } from '../world/scripted-processor';
 import type { ExecutionEnvironment, World } from '../world/world';
@@ -52,14 +54,26 @@ export function tapPorts(world: World, trace: Trace, plant?: PlantedBug): void {
 
   const started = (envId: string, result: Awaited<ReturnType<typeof start>>) => {
     if (!result.started) return result;
-    const { key, charged, generation } = result.item;
+    const { key, charged, generation, attemptId, messageId } = result.item;
+    const seq = trace.next();
+    const limit = trace.limitByEnv.get(envId) ?? Number.POSITIVE_INFINITY;
+    trace.attempts.started({
+      seq,
+      key,
+      generation,
+      attemptId,
+      envId,
+      messageId,
+      chargedAtStart: charged,
+      limit,
+    });
     trace.starts.push({
-      seq: trace.next(),
+      seq,
       key,
       envId,
       charged,
       generation,
-      limit: trace.limitByEnv.get(envId) ?? Number.POSITIVE_INFINITY,
+      limit,
     });
     const chargedAtFinish = trace.finished.get(keyGeneration(key, generation));
     if (chargedAtFinish !== undefined) {
@@ -91,8 +105,10 @@ export function tapPorts(world: World, trace: Trace, plant?: PlantedBug): void {
   ledger.complete = async (key, attemptId, now) => {
     const entry = await complete(key, attemptId, now);
     trace.completed.add(keyGeneration(key, entry.generation));
+    trace.attempts.ended(attemptId, 'complete');
     return entry;
   };
+  tapAttemptEnds(world, trace);
   control.crashInFlight = async (...args: Parameters<typeof crashInFlight>) => {
     trace.crashedEnvironments.add(args[0]);
     return crashInFlight(...args);
@@ -101,6 +117,42 @@ export function tapPorts(world: World, trace: Trace, plant?: PlantedBug): void {
     const result = await putRecord(record);
     if (result.created) trace.recordCreated.set(record.id, trace.next());
     return result;
+  };
+}
+
+/**
+ * The attempt-ending writes that landed, a keyless call's pending record (its call may have
+ * happened from then on), and every decision to pause: the facts the oracle reads.
+ */
+function tapAttemptEnds(world: World, trace: Trace): void {
+  const { ledger, control } = world;
+  const recordFailure = ledger.recordFailure.bind(ledger);
+  const beginQuarantine = ledger.beginQuarantine.bind(ledger);
+  const recordExternal = ledger.recordExternal.bind(ledger);
+  const tripBreaker = control.tripBreaker.bind(control);
+  ledger.recordFailure = async (key, attemptId, failure) => {
+    const entry = await recordFailure(key, attemptId, failure);
+    trace.attempts.ended(attemptId, 'failure');
+    return entry;
+  };
+  ledger.beginQuarantine = async (key, attemptId, intent) => {
+    const entry = await beginQuarantine(key, attemptId, intent);
+    trace.attempts.ended(attemptId, 'quarantining');
+    return entry;
+  };
+  ledger.recordExternal = async (key, attemptId, external, unrepeatable) => {
+    const entry = await recordExternal(key, attemptId, external, unrepeatable);
+    const mayHaveCalled = trace.attempts.get(attemptId)?.mayHaveCalled;
+    if (external.idempotencyKey === undefined && external.status === 'pending')
+      mayHaveCalled?.add(external.name);
+    // Proven unsent, durably: the call releases the attempt (a person need not check it).
+    if (external.idempotencyKey === undefined && external.status === 'not-sent')
+      mayHaveCalled?.delete(external.name);
+    return entry;
+  };
+  control.tripBreaker = async (trip) => {
+    trace.attempts.pauses.push(trace.next());
+    return tripBreaker(trip);
   };
 }
 
@@ -126,14 +178,27 @@ export function tapProcessor(inner: ProcessorModule, taps: ProcessorTaps): Proce
   return {
     ...(inner.classify === undefined ? {} : { classify: inner.classify }),
     async process(message, ctx) {
+      const attempt = attemptOf(world, env, message.key);
       const observed: WorkContext = {
         stage: (name) => ctx.stage(name),
         remainingTimeMs: () => ctx.remainingTimeMs(),
-        external: (name, call, options) =>
-          ctx.external(name, () => callOutside(taps, message.key, name, call, options), options),
+        external: (name, call, options) => {
+          if (options?.idempotencyKey === undefined) trace.attempts.declaredKeyless(attempt);
+          return ctx.external(
+            name,
+            () => callOutside(taps, message.key, name, call, options, attempt),
+            options,
+          );
+        },
       };
-      await inner.process(message, observed);
+      try {
+        await inner.process(message, observed);
+      } catch (error) {
+        trace.attempts.threw(attempt, error);
+        throw error;
+      }
       const item = world.ledger.get(message.key);
+      if (env.alive) trace.attempts.finished(message.messageId, attempt);
       if (env.alive && item) {
         trace.finished.set(keyGeneration(item.key, item.generation), item.charged);
         trace.finishedIn.set(keyGeneration(item.key, item.generation), env.id);
@@ -142,16 +207,25 @@ export function tapProcessor(inner: ProcessorModule, taps: ProcessorTaps): Proce
   };
 }
 
+/** The attempt this environment holds in flight on the key, as the work begins. */
+function attemptOf(world: World, env: ExecutionEnvironment, key: string): string | undefined {
+  const item = world.ledger.get(key);
+  return item?.state === LEDGER_STATE.inFlight && item.envId === env.id ? item.attemptId : undefined;
+}
+
 async function callOutside<T>(
   taps: ProcessorTaps,
   key: string,
   name: string,
   call: () => Promise<T>,
   options: { readonly idempotencyKey?: string } | undefined,
+  attemptId: string | undefined,
 ): Promise<T> {
   const { board, outside, trace, world } = taps;
   const keyless = options?.idempotencyKey === undefined;
   outside.declare(key, name, keyless);
+  // From here the request may reach the outside system, until a `not-sent` record says otherwise.
+  if (keyless) trace.attempts.get(attemptId)?.mayHaveCalled.add(name);
   const mode = board.outsideMode();
   if (mode !== undefined) {
     trace.failures.push({ seq: trace.next(), at: world.clock.now(), key, by: 'outside' });

@@ -98,6 +98,14 @@ export function consumerEnvironment(config: CampaignConfig): Record<string, stri
   };
 }
 
+/** Every attempt limit a schedule runs with: its configuration's and each redeploy's. */
+export function deployedLimits(schedule: Schedule): number[] {
+  return [
+    schedule.config.attemptLimit,
+    ...schedule.events.flatMap((event) => (event.do === 'redeploy' ? [event.attemptLimit] : [])),
+  ];
+}
+
 /** Reads a schedule given as JSON (`--replay`), or a case file `{ seed?, invariant?, schedule }`. */
 export function parseSchedule(text: string): Schedule {
   const parsed: unknown = JSON.parse(text);

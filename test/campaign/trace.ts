@@ -5,6 +5,7 @@
  * before its completion write). Every entry carries `seq`, one counter for the whole schedule,
  * so "before" and "after" are exact even when virtual time stands still.
  */
+import { AttemptLog } from './attempt-log';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -104,6 +105,8 @@ export class Trace {
   readonly unanswerable: string[] = [];
   /** Environments whose in-flight attempts a later delivery took for a crash (dead, or abandoned). */
   readonly crashedEnvironments = new Set<string>();
+  /** Each attempt's facts, for the oracle. */
+  readonly attempts = new AttemptLog();
   private counter = 0;
 
   next(): number {
