@@ -93,7 +93,7 @@ export function decideDelivery(
         : { kind: 'duplicate', state: previous.state };
     case LEDGER_STATE.ready:
     case LEDGER_STATE.inFlight:
-      return ownQuarantine(
+      return ownSettlement(
         previous,
         delivered,
         crashOnLastReceive(previous, delivered, decideOpen(previous, crash, policy, now)),
@@ -101,24 +101,27 @@ export function decideDelivery(
   }
 }
 
-const QUARANTINING = new Set<DeliveryDecision['kind']>([
+/** Decisions that settle the previous attempt's message: quarantining it, or completing it. */
+const SETTLES_ITS_MESSAGE = new Set<DeliveryDecision['kind']>([
   'quarantine',
   'outcome-unknown',
   'finish-quarantine',
+  'lost-completion',
 ]);
 
 /**
- * A message's quarantine holds that message's bytes, so only a delivery of the message whose
- * attempt it settles may write it. Another message under the same key (other id, other bytes)
- * arriving first is quarantined on its own; the original is still in the queue and comes back.
+ * Only a delivery of the message whose attempt it settles may settle it: a quarantine holds that
+ * message's bytes, and a lost completion acknowledges the delivery as done. Another message under
+ * the same key (other id, other bytes) arriving first is quarantined on its own, never
+ * acknowledged through the first one's work; the original is still in the queue and comes back.
  */
-function ownQuarantine(
+function ownSettlement(
   previous: LedgerItem,
   delivered: Delivered,
   decision: DeliveryDecision,
 ): DeliveryDecision {
-  const quarantines = QUARANTINING.has(decision.kind);
-  return quarantines && isOtherMessage(previous, delivered) ? { kind: 'key-collision' } : decision;
+  const settles = SETTLES_ITS_MESSAGE.has(decision.kind);
+  return settles && isOtherMessage(previous, delivered) ? { kind: 'key-collision' } : decision;
 }
 
 /**

@@ -30,10 +30,6 @@ const RARE = new Set<InvariantName>(['oracle-crash-alone-ends-at-the-limit']);
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
 const OPEN_CASES = new Set<string>([
   'restarted-pause-run-restores-in-silence-while-own-tables-fail',
-  // A colliding message acknowledged through another message's lost completion (the oracle's
-  // first find); the older case replays the same shape.
-  'colliding-message-acknowledged-through-a-lost-completion',
-  'lost-completion-record-refused-redo-charged',
 ]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {

@@ -347,6 +347,13 @@ describe('deliveries the start write refused for the new reasons', () => {
       { kind: 'lost-completion' },
     ],
     [
+      'a lost completion and another message under its key: kept apart, not acknowledged through it',
+      { ...crashed, attemptId: 'attempt-1', bodyDigest: 'digest-1' },
+      { inFlight: 1, completedAttemptId: 'attempt-1' },
+      { messageId: 'another', bodyDigest: 'digest-2' },
+      { kind: 'key-collision' },
+    ],
+    [
       'a lost completion of an older attempt: the crash of this one is still charged',
       { ...crashed, attemptId: 'attempt-2' },
       { inFlight: 1, completedAttemptId: 'attempt-1' },
