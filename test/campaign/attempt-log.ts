@@ -117,20 +117,26 @@ export class AttemptLog {
   }
 
   /**
-   * A worker died; `held` are the attempt ids the ledger shows in flight in it. `takenForCrash`:
-   * a delivery already took it for crashed while it lived (an attempt it abandoned).
+   * A worker died; `held` are the attempt ids the ledger shows in flight in it, `quarantining`
+   * those of them whose quarantine it had begun. `takenForCrash`: a delivery already took it for
+   * crashed while it lived (an attempt it abandoned).
    */
-  died(seq: number, envId: string, held: readonly string[], takenForCrash: boolean): void {
+  died(
+    seq: number,
+    envId: string,
+    { held, quarantining }: { readonly held: readonly string[]; readonly quarantining: readonly string[] },
+    takenForCrash: boolean,
+  ): void {
     this.deaths.set(envId, seq);
     const invocation = this.invocations.get(envId) ?? 0;
+    const decided = (id: string) => quarantining.includes(id) || this.byId.get(id)?.ended !== undefined;
     // Besides an abandoned attempt, one whose quarantine was decided: its end is recorded, but
     // its item still names this worker until the quarantine is finished.
     const unclear =
-      takenForCrash ||
-      held.some((id) => (this.byId.get(id)?.seq ?? 0) < invocation || this.byId.get(id)?.ended !== undefined);
+      takenForCrash || held.some((id) => (this.byId.get(id)?.seq ?? 0) < invocation || decided(id));
     for (const attemptId of held) {
       const attempt = this.byId.get(attemptId);
-      if (attempt !== undefined && attempt.ended === undefined)
+      if (attempt !== undefined && !decided(attemptId))
         attempt.crash = { seq, inFlight: held.length, unclear };
     }
   }

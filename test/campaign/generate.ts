@@ -4,12 +4,15 @@
  * work, one long outage of the outside system or of our attempts table, many polls), the
  * precondition of the outage invariants. Weights lean toward the shapes that break consumers:
  * two declared calls in one attempt, faults on the writes around an external call, concurrent
- * crashes, long outages polled through.
+ * crashes, long outages polled through. Each schedule scales those weights by its own swarm
+ * (swarm.ts): trouble of each kind, from none to dominant. Each also draws the seed of the order
+ * in which the world resumes ready awaits (`scheduler`).
  */
 import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../../local/faults/fault-points';
 import type { Step } from '../world/scripted-processor';
 import { Draw, mulberry32 } from './prng';
 import type { CampaignConfig, CampaignEvent, Decision, MessageSpec, Schedule } from './schedule';
+import { Swarm } from './swarm';
 
 const KEY_PATH = 'order.id';
 const KEYLESS_CALLS = ['pay', 'mail'];
@@ -20,12 +23,14 @@ const DECISIONS: readonly Decision[] = ['done', 'not-done', 'discard'];
 
 export function generateSchedule(seed: number): Schedule {
   const draw = new Draw(mulberry32(seed));
+  const scheduler = draw.int(0, 0xffff_ffff);
+  const swarm = new Swarm(draw);
   const outageOnly = draw.chance(0.3);
   const config = drawConfig(draw);
-  const messages = drawMessages(draw, config, outageOnly);
-  const events = outageOnly ? outageEvents(draw) : chaosEvents(draw, config, messages.length);
+  const messages = drawMessages(draw, swarm, config, outageOnly);
+  const events = outageOnly ? outageEvents(draw) : chaosEvents(draw, swarm, config, messages.length);
   const answers = Array.from({ length: draw.int(1, 3) }, () => draw.pick(DECISIONS));
-  return { seed, config, messages, events, answers };
+  return { seed, scheduler, config, messages, events, answers };
 }
 
 function drawConfig(draw: Draw): CampaignConfig {
@@ -46,7 +51,7 @@ function drawConfig(draw: Draw): CampaignConfig {
   };
 }
 
-function drawMessages(draw: Draw, config: CampaignConfig, outageOnly: boolean): MessageSpec[] {
+function drawMessages(draw: Draw, swarm: Swarm, config: CampaignConfig, outageOnly: boolean): MessageSpec[] {
   const count = outageOnly ? draw.int(3, 8) : draw.int(2, 8);
   const keys: string[] = [];
   return Array.from({ length: count }, (_, index) => {
@@ -61,15 +66,15 @@ function drawMessages(draw: Draw, config: CampaignConfig, outageOnly: boolean): 
         ? `{"order":{}, "note":${JSON.stringify(text)}}`
         : JSON.stringify({ order: { id: key }, note: text });
     }
-    const scripts = outageOnly ? [healthyScript(draw, true)] : chaosScripts(draw);
+    const scripts = outageOnly ? [healthyScript(draw, true)] : chaosScripts(draw, swarm);
     return { id: `m${index + 1}`, body, scripts };
   });
 }
 
-function chaosScripts(draw: Draw): Step[][] {
+function chaosScripts(draw: Draw, swarm: Swarm): Step[][] {
   if (draw.chance(0.35)) return [healthyScript(draw, false)];
   return Array.from({ length: draw.int(1, 3) }, () =>
-    draw.chance(0.2) ? twoCalls(draw) : chaosScript(draw),
+    draw.chance(0.2) ? twoCalls(draw, swarm) : chaosScript(draw, swarm),
   );
 }
 
@@ -84,15 +89,15 @@ function healthyScript(draw: Draw, withCall: boolean): Step[] {
 }
 
 /** Two declared calls in one attempt: the first answered, the second anything. */
-function twoCalls(draw: Draw): Step[] {
+function twoCalls(draw: Draw, swarm: Swarm): Step[] {
   const steps: Step[] = [];
   steps.push(call(draw, true, 'ok', steps));
-  steps.push(call(draw, draw.chance(0.4), drawResult(draw), steps));
-  if (draw.chance(0.3)) steps.push(terminalStep(draw));
+  steps.push(call(draw, draw.chance(0.4), drawResult(draw, swarm), steps));
+  if (draw.chance(0.3)) steps.push(terminalStep(draw, swarm));
   return steps;
 }
 
-function chaosScript(draw: Draw): Step[] {
+function chaosScript(draw: Draw, swarm: Swarm): Step[] {
   const steps: Step[] = [];
   for (let index = draw.int(0, 4); index > 0; index--) {
     const kind = draw.weighted([
@@ -100,31 +105,30 @@ function chaosScript(draw: Draw): Step[] {
       ['keyless', 3],
       ['keyed', 2],
       ['end', 3],
-      ['work', 1],
+      ...swarm.weigh('step', [['work', 1]] as const),
     ] as const);
     if (kind === 'stage') steps.push({ do: 'stage', name: draw.pick(['parse', 'validate', 'persist']) });
     if (kind === 'keyless' || kind === 'keyed')
-      steps.push(call(draw, kind === 'keyless', drawResult(draw), steps));
+      steps.push(call(draw, kind === 'keyless', drawResult(draw, swarm), steps));
     if (kind === 'work') steps.push({ do: 'work', ms: draw.chance(0.25) ? 31_000 : draw.int(100, 3000) });
     if (kind === 'end') {
-      steps.push(terminalStep(draw));
+      steps.push(terminalStep(draw, swarm));
       break;
     }
   }
   return steps;
 }
 
-function terminalStep(draw: Draw): Step {
-  return draw.chance(0.3)
-    ? { do: 'crash' }
-    : {
-        do: 'throw',
-        error: draw.weighted([
-          ['transient', 2],
-          ['permanent', 1],
-          ['unknown', 2],
-        ] as const),
-      };
+function terminalStep(draw: Draw, swarm: Swarm): Step {
+  const ending = draw.weighted(
+    swarm.weigh('ending', [
+      ['crash', 3],
+      ['transient', 2.8],
+      ['permanent', 1.4],
+      ['unknown', 2.8],
+    ] as const),
+  );
+  return ending === 'crash' ? { do: 'crash' } : { do: 'throw', error: ending };
 }
 
 /** A declared call whose name no earlier step of the attempt used (one call per name). */
@@ -142,39 +146,45 @@ function call(
     : { do: 'external', name, idempotencyKey: `${name}-idem`, result };
 }
 
-function drawResult(draw: Draw): Extract<Step, { do: 'external' }>['result'] {
+function drawResult(draw: Draw, swarm: Swarm): Extract<Step, { do: 'external' }>['result'] {
   return draw.weighted([
     ['ok', 6],
-    ['refused', 1],
-    ['timeout', 1],
-    ['crash-during', 1],
-    ['crash-after', 1],
-  ] as const);
+    ...swarm.weigh('call result', [
+      ['refused', 1],
+      ['timeout', 1],
+      ['crash-during', 1],
+      ['crash-after', 1],
+    ] as const),
+  ]);
 }
 
-function chaosEvents(draw: Draw, config: CampaignConfig, messages: number): CampaignEvent[] {
-  return Array.from({ length: draw.int(4, 30) }, () => chaosEvent(draw, config, messages));
+function chaosEvents(draw: Draw, swarm: Swarm, config: CampaignConfig, messages: number): CampaignEvent[] {
+  return Array.from({ length: draw.int(4, 30) }, () => chaosEvent(draw, swarm, config, messages));
 }
 
-function chaosEvent(draw: Draw, config: CampaignConfig, messages: number): CampaignEvent {
+type ChaosKind = Exclude<CampaignEvent['do'], 'table-outage' | 'outside-outage'> | 'outage';
+
+function chaosEvent(draw: Draw, swarm: Swarm, config: CampaignConfig, messages: number): CampaignEvent {
   const slot = () => draw.int(0, 2);
   switch (
-    draw.weighted([
+    draw.weighted<ChaosKind>([
       ['poll', 8],
       ['poll-pair', 3],
       ['expire', 4],
       ['advance', 1],
-      ['fault', 4],
-      ['outage', 1],
-      ['duplicate', 1],
-      ['redeploy', 0.5],
-      ['replay', 0.8],
-      ['answer', 0.8],
-      ['resume', 0.3],
-      ['kill-verification', 0.5],
-      ['kill-pause', 0.5],
-      ['pause-runs-fail', 0.4],
-    ] as const)
+      ...swarm.weigh('event', [
+        ['fault', 4],
+        ['outage', 1],
+        ['duplicate', 1],
+        ['redeploy', 0.5],
+        ['replay', 0.8],
+        ['answer', 0.8],
+        ['resume', 0.3],
+        ['kill-verification', 0.5],
+        ['kill-pause', 0.5],
+        ['pause-runs-fail', 0.4],
+      ] as const),
+    ])
   ) {
     case 'poll':
       return { do: 'poll', env: slot() };
@@ -185,7 +195,7 @@ function chaosEvent(draw: Draw, config: CampaignConfig, messages: number): Campa
     case 'advance':
       return { do: 'advance', seconds: draw.pick([1, 5, 30, 61, 200, 900]) };
     case 'fault':
-      return drawFault(draw, messages);
+      return drawFault(draw, swarm, messages);
     case 'outage':
       return drawOutage(draw, [30, 120, 600]);
     case 'duplicate':
@@ -230,16 +240,23 @@ const KEYED_POINTS = (point: FaultPoint) =>
   point === 'quarantine.putRecord' ||
   point === 'operations.startOutcomeUnknown';
 
-function drawFault(draw: Draw, messages: number): CampaignEvent {
-  const point = draw.weighted(FAULT_POINTS.map((name) => [name, HEAVY_POINTS.has(name) ? 3 : 1] as const));
-  const kind = draw.weighted<FaultKind>([
-    ['throttle', 3],
-    ['server-error', 1],
-    ['access-denied', 1],
-    ['timeout-after-send', 2],
-    ['crash', 2],
-    ['crash-after-send', 1],
-  ]);
+function drawFault(draw: Draw, swarm: Swarm, messages: number): CampaignEvent {
+  const point = draw.weighted(
+    swarm.weigh(
+      'fault point',
+      FAULT_POINTS.map((name) => [name, HEAVY_POINTS.has(name) ? 3 : 1] as const),
+    ),
+  );
+  const kind = draw.weighted<FaultKind>(
+    swarm.weigh('fault kind', [
+      ['throttle', 3],
+      ['server-error', 1],
+      ['access-denied', 1],
+      ['timeout-after-send', 2],
+      ['crash', 2],
+      ['crash-after-send', 1],
+    ] as const),
+  );
   const aimed = KEYED_POINTS(point) && draw.chance(0.5);
   return {
     do: 'fault',

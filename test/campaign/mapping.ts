@@ -106,17 +106,25 @@ export class Mapping {
     );
     this.trace.limitByEnv.set(env.id, this.attemptLimit);
     this.slots[slot] = env;
-    env.whenDead().then(() => this.died(env.id));
+    env.onDeath(() => this.died(env.id));
     return env;
   }
 
-  /** Who the dead worker had in flight, by the ledger, as the oracle judges its crash (rules 5, 6). */
+  /**
+   * Who the dead worker had in flight, by the ledger, as the oracle judges its crash (rules 5, 6),
+   * and which of them it had begun to quarantine: their end was decided, whether or not the tap
+   * that records it has run yet (it runs a few turns after the write; the death may come between).
+   */
   private died(envId: string): void {
-    const held = this.world.ledger
+    const items = this.world.ledger
       .all()
-      .filter((item) => item.state === LEDGER_STATE.inFlight && item.envId === envId)
+      .filter((item) => item.state === LEDGER_STATE.inFlight && item.envId === envId);
+    const held = items.map((item) => item.attemptId);
+    const quarantining = items
+      .filter((item) => item.quarantining !== undefined)
       .map((item) => item.attemptId);
-    this.trace.attempts.died(this.trace.next(), envId, held, this.trace.crashedEnvironments.has(envId));
+    const takenForCrash = this.trace.crashedEnvironments.has(envId);
+    this.trace.attempts.died(this.trace.next(), envId, { held, quarantining }, takenForCrash);
   }
 
   /**

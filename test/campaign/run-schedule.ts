@@ -57,6 +57,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
       ),
     faultFor: (call, env) => board.faultFor(call, env.id),
     random: mulberry32(schedule.seed ^ 0x5eed),
+    ...(schedule.scheduler === undefined ? {} : { interleave: mulberry32(schedule.scheduler) }),
   });
   const board = new FaultBoard(world.clock, trace, world.ledger);
   tapPorts(world, trace, plant);

@@ -78,6 +78,11 @@ export type CampaignEvent =
 export interface Schedule {
   /** Seeds the world's own randomness (backoff jitter). */
   readonly seed: number;
+  /**
+   * Seeds the order in which the world resumes ready awaits (test/world/interleave.ts).
+   * @default - the fixed order (schedules kept before the scheduler existed replay as they ran)
+   */
+  readonly scheduler?: number;
   readonly config: CampaignConfig;
   readonly messages: readonly MessageSpec[];
   readonly events: readonly CampaignEvent[];

@@ -17,6 +17,7 @@ import { type ConsumerConfig, parseConfig } from '../../lambdas/core/config';
 import type { FaultKind } from '../../local/faults/fault-points';
 import { type FaultCall, withFaults } from '../../local/faults/inject';
 import { Clock } from './clock';
+import { withInterleavings } from './interleave';
 import { MemoryControl } from './memory-control';
 import { MemoryLedger } from './memory-ledger';
 import { MemoryMetrics } from './memory-metrics';
@@ -64,6 +65,11 @@ export interface WorldOptions {
   readonly faultFor?: (call: FaultCall, env: ExecutionEnvironment) => FaultKind | undefined;
   /** Uniform in [0, 1): backoff jitter and ids. @default Math.random */
   readonly random?: () => number;
+  /**
+   * Uniform in [0, 1): the order in which ready awaits resume (interleave.ts).
+   * @default - the fixed order: every call answers at once
+   */
+  readonly interleave?: () => number;
 }
 
 export type InvocationResult =
@@ -78,6 +84,7 @@ export class ExecutionEnvironment {
   deadline = 0;
   private readonly died: Promise<void>;
   private kill!: () => void;
+  private readonly deathListeners: (() => void)[] = [];
 
   constructor(readonly id: string) {
     this.died = new Promise<void>((resolve) => {
@@ -87,9 +94,20 @@ export class ExecutionEnvironment {
 
   /** The worker dies: every pending and later await of this environment never settles. */
   crash(): Promise<never> {
-    this.alive = false;
+    if (this.alive) {
+      this.alive = false;
+      for (const listener of this.deathListeners) listener();
+    }
     this.kill();
     return new Promise<never>(() => undefined);
+  }
+
+  /**
+   * Runs `listener` at the moment of death, before any other await resumes: what the worker left
+   * (its attempts in flight) as it left it, whatever order the scheduler resumes the rest in.
+   */
+  onDeath(listener: () => void): void {
+    this.deathListeners.push(listener);
   }
 
   whenDead(): Promise<void> {
@@ -210,7 +228,10 @@ export class World {
       queue: this.queue,
     };
     const faultFor = this.options.faultFor;
-    return withFaults(shared, {
+    const { interleave } = this.options;
+    const ordered =
+      interleave === undefined ? shared : withInterleavings(shared, interleave, () => env.alive);
+    return withFaults(ordered, {
       faultFor: (call) => {
         if (!env.alive) return 'crash';
         return faultFor?.(call, env);
