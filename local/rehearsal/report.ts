@@ -7,9 +7,9 @@ import { type IsolationTrialView, SAMPLE_MS } from './isolation-watch';
 import { type Check, describeFault, judge, showCounts, type Verdict } from './judge';
 import type { Observed } from './observe';
 import { showCommand } from './operator';
-import type { OutageTimeline } from './outage';
+import { type OutageTimeline, outageLength } from './outage';
 import type { ScenarioRun } from './run-scenario';
-import { messageBody, type Scenario, type ScenarioMessage } from './scenario';
+import { messageBody, type Scenario, type ScenarioMessage, TIMEOUT_SCALE_OPTION } from './scenario';
 
 /** A scenario that ran to its end, or one that could not run (its error). */
 export type ScenarioResult =
@@ -55,6 +55,7 @@ function runBlock({ run, verdict }: Extract<ScenarioResult, { kind: 'ran' }>): s
     ...(observed.isolation ? [...isolationLines(observed.isolation), ''] : []),
     ...(scenario.operator ? [...operatorLines(observed, verdict), ''] : []),
     ...(scenario.notes ? [...scenario.notes.map((note) => `  note: ${note}`), ''] : []),
+    ...killLines(run, verdict),
     ...floorLines(run, verdict),
   ];
   return lines.join('\n');
@@ -146,6 +147,21 @@ function operatorLines(observed: Observed, verdict: Verdict): string[] {
   return lines;
 }
 
+/**
+ * A failure the machine's speed may have caused: the runner killed invocations at their deadline.
+ * Figures a kill changes (a charged crash, an outcome-unknown record) do not tell it by themselves.
+ */
+function killLines(run: ScenarioRun, verdict: Verdict): string[] {
+  const killed = run.killedAtDeadline;
+  if (verdict.pass || killed === 0) return [];
+  return [
+    `  ${killed === 1 ? '1 invocation was killed at its' : `${killed} invocations were killed at their`} ` +
+      `${run.scenario.consumerTimeoutSeconds} s deadline: this machine was too slow for this scenario's timings; ` +
+      `rerun on a quieter machine or with \`npm run rehearsal -- --${TIMEOUT_SCALE_OPTION} 2\``,
+    '',
+  ];
+}
+
 function floorLines(run: ScenarioRun, verdict: Verdict): string[] {
   const calls = run.observed.callsPerHealthyMessage;
   if (calls === null)
@@ -222,7 +238,7 @@ function describeOperations(scenario: Scenario): string[] {
         ? 'from the first send'
         : `${seconds(outage.startAfterMs)} after the first send`;
     lines.push(
-      `outage: the outside system answers 503 ${from} for ${seconds(outage.durationMs)}, then 200` +
+      `outage: the outside system answers 503 ${from} ${outageLength(outage)}, then 200` +
         breakerSettings(scenario)
           .map((setting) => `; ${setting}`)
           .join(''),
@@ -294,6 +310,7 @@ export function jsonReport(results: readonly ScenarioResult[], wallMs: number): 
       },
       pass: verdict.pass,
       settled: run.settlement.settled,
+      killedAtDeadline: run.killedAtDeadline,
       ...(run.afterOperator ? { settledAfterOperator: run.afterOperator.settlement.settled } : {}),
       checks: verdict.checks,
       timings: {

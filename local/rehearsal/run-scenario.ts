@@ -46,6 +46,8 @@ export interface ScenarioRun {
   readonly afterOperator?: { readonly settlement: Settlement; readonly runMs: number };
   /** With faults: each of the scenario's faults and how many times it fired over the whole run. */
   readonly faults?: readonly FaultFiring[];
+  /** Invocations the runner killed at the consumer timeout, over the whole run (operator steps included). */
+  readonly killedAtDeadline: number;
 }
 
 /** Between two looks at the ledger and the queue while waiting. */
@@ -202,6 +204,7 @@ async function play(
       settlement,
       startupMs,
       runMs,
+      killedAtDeadline: killedAtDeadline(log),
     };
     if (scenario.operator === undefined) return run;
 
@@ -241,12 +244,17 @@ async function play(
       ...run,
       observed: { ...run.observed, operator: runs, afterOperator },
       afterOperator: { settlement: afterSettlement, runMs: afterMs },
+      killedAtDeadline: killedAtDeadline(log),
     };
   } finally {
     await outage?.stop();
     await isolation?.stop();
     log.close();
   }
+}
+
+function killedAtDeadline(log: ConsumerLog): number {
+  return log.deaths.filter((death) => death.kind === 'timeout').length;
 }
 
 /** An outage scenario settles once the outage is over and no pause execution is still running. */

@@ -86,14 +86,30 @@ const expected = strictObject({
     .meta({ description: 'The figures once every operator step was taken and what it set off has settled.' }),
 });
 
+/** How an outage may end besides a fixed duration: once the pause has disabled the event source mapping. */
+const OUTAGE_ENDS = ['mapping-disabled'] as const;
+
 const outage = strictObject({
   startAfterMs: wholeNumber(0, 600_000).meta({ description: 'From the first send (0: before it).' }),
-  durationMs: wholeNumber(1, 600_000),
-}).meta({
-  description:
-    'A shared dependency going down (rule 7): the outside system answers every request with HTTP 503 for ' +
-    '`durationMs`, then 200 again.',
-});
+  durationMs: wholeNumber(1, 600_000).optional().meta({ description: 'A fixed outage: this long.' }),
+  until: oneOf(OUTAGE_ENDS)
+    .optional()
+    .meta({
+      description:
+        'An outage defined by what the consumer has seen, not by how fast the machine is: "mapping-disabled" ' +
+        'lasts until the pause has disabled the event source mapping (the breaker saw the failures it needs), ' +
+        'however long that takes.',
+    }),
+})
+  .refine((given) => (given.durationMs === undefined) !== (given.until === undefined), {
+    error:
+      'must give exactly one of `durationMs` (a fixed outage) and `until` (an outage that ends on an event)',
+  })
+  .meta({
+    description:
+      'A shared dependency going down (rule 7): the outside system answers every request with HTTP 503 for ' +
+      '`durationMs` or `until` the event named, then 200 again.',
+  });
 
 const operatorStep = strictObject({
   verify: text(64).meta({ description: 'The label of a message quarantined as "outcome unknown".' }),

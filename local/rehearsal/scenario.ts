@@ -109,5 +109,25 @@ export function settleTimeoutSeconds(scenario: Scenario): number {
   if (outage === undefined) return budget;
   const cooldown = scenario.breakerCooldownSeconds ?? DEFAULTS.breakerCooldownSeconds;
   const probe = scenario.breakerProbeWindowSeconds ?? DEFAULTS.breakerProbeSeconds;
-  return budget + Math.ceil((outage.startAfterMs + outage.durationMs) / 1000) + 2 * (cooldown + probe);
+  // An outage that ends on an event adds nothing: the budget covers the attempts that cause it.
+  const duration = outage.durationMs ?? 0;
+  return budget + Math.ceil((outage.startAfterMs + duration) / 1000) + 2 * (cooldown + probe);
+}
+
+/** The rehearsal's option that gives a slow machine more time: `--timeout-scale N`. */
+export const TIMEOUT_SCALE_OPTION = 'timeout-scale';
+
+/**
+ * The scenario with its consumer timeout (so its visibility timeout and settle budget) and any
+ * settle timeout it gives multiplied by `factor`, rounded up to whole seconds: the same counts on a
+ * machine too slow for the scenario's deadlines. The breaker's timings stay: they count from
+ * events, not from invocations.
+ */
+export function scaleTimeouts(scenario: Scenario, factor: number): Scenario {
+  const scaled = (seconds: number) => Math.ceil(seconds * factor);
+  return {
+    ...scenario,
+    consumerTimeoutSeconds: scaled(scenario.consumerTimeoutSeconds),
+    ...(scenario.timeoutSeconds === undefined ? {} : { timeoutSeconds: scaled(scenario.timeoutSeconds) }),
+  };
 }

@@ -11,11 +11,12 @@ import { runScenarios, type ScenarioRun } from '../../local/rehearsal/run-scenar
 let seed: ScenarioRun;
 let variant: ScenarioRun;
 
+// The seed waits out three crashes, a visibility timeout (6x its 5 s consumer timeout) each.
 beforeAll(async () => {
   const outcomes = await runScenarios([SEED, SEED_VARIANT]);
   for (const outcome of outcomes) if (outcome.error) throw outcome.error;
   [seed, variant] = outcomes.map((outcome) => outcome.run as ScenarioRun);
-}, 90_000);
+}, 300_000);
 
 describe('the seed rehearsal: M3 crashes the parser, one message in flight, limit 3', () => {
   it('settles with exactly 7 attempts started, 4 completed, 1 quarantined (crash-limit), 0 left', () => {

@@ -22,6 +22,7 @@ import {
   parseScenarios,
   type Scenario,
   type ScenarioMessage,
+  scaleTimeouts,
 } from '../../local/rehearsal/scenario';
 import { SCENARIO_JSON_SCHEMA_FILE, scenarioJsonSchema } from '../../local/rehearsal/scenario-schema';
 
@@ -157,7 +158,7 @@ describe('a scenario file', () => {
         ...base,
         expected: { ...base.expected, [field]: true },
       })),
-      ...['startAfterMs', 'durationMs'].map((field) => ({
+      ...['startAfterMs', 'durationMs', 'until'].map((field) => ({
         ...base,
         outage: { ...base.outage, [field]: true },
       })),
@@ -278,6 +279,27 @@ describe("a scenario's settings", () => {
     );
   });
 
+  it('given an outage with both or neither of durationMs and until, then it is named', () => {
+    const exactlyOne =
+      'outage must give exactly one of `durationMs` (a fixed outage) and `until` (an outage that ends on an event)';
+    expect(problems({ ...seed(), outage: { startAfterMs: 0 } })).toContain(exactlyOne);
+    expect(
+      problems({ ...seed(), outage: { startAfterMs: 0, durationMs: 5, until: 'mapping-disabled' } }),
+    ).toContain(exactlyOne);
+    expect(problems({ ...seed(), outage: { startAfterMs: 0, until: 'mapping-disabled' } })).toBe('');
+  });
+
+  it('defect 16: given --timeout-scale 2, then every deadline is doubled, and a settle timeout given too', () => {
+    // Act
+    const scaled = scaleTimeouts({ ...SEED, timeoutSeconds: 100 }, 2);
+    // Assess
+    expect(scaled).toStrictEqual({
+      ...SEED,
+      consumerTimeoutSeconds: 2 * SEED.consumerTimeoutSeconds,
+      timeoutSeconds: 200,
+    });
+  });
+
   it('given a floor for every count, then each is read', () => {
     const floor = { atLeast: 1 };
     const expected = {
@@ -316,7 +338,7 @@ describe('the judge and the report', () => {
     quarantine: [],
     messages: [],
   };
-  const runOf = (scenario: Scenario, seen: Observed = observed): ScenarioRun => ({
+  const runOf = (scenario: Scenario, seen: Observed = observed, killedAtDeadline = 0): ScenarioRun => ({
     scenario,
     observed: seen,
     settlement: {
@@ -327,6 +349,7 @@ describe('the judge and the report', () => {
     },
     startupMs: 1000,
     runMs: 2000,
+    killedAtDeadline,
   });
 
   it('given floors, then a figure at or above passes and one below fails', () => {
@@ -405,7 +428,26 @@ describe('the judge and the report', () => {
     };
     expect(textReport([ran(runOf(scenario))], 3000)).toContain(
       '  T1 raw body (5 bytes), K1 succeed-with-external key "order-7"; batch size 1, 1 in flight per worker, 1 worker, ' +
-        'limit 3, consumer timeout 2 s (visibility 12 s), isolation trial 5 messages, breaker cool-down cap 120 s\n',
+        'limit 3, consumer timeout 5 s (visibility 30 s), isolation trial 5 messages, breaker cool-down cap 120 s\n',
     );
+  });
+
+  it('defect 16: given 3 invocations killed at their deadline in a failing scenario, then the report says so and names the remedy', () => {
+    // Act: the seed's figures are wrong (5 completed), and the runner killed 3 invocations
+    const results = [ran(runOf(SEED, observed, 3))];
+    // Assess
+    expect(textReport(results, 3000)).toContain(
+      `  3 invocations were killed at their ${SEED.consumerTimeoutSeconds} s deadline: this machine was too slow ` +
+        "for this scenario's timings; rerun on a quieter machine or with `npm run rehearsal -- --timeout-scale 2`\n",
+    );
+    expect(JSON.parse(jsonReport(results, 3000)).scenarios[0].killedAtDeadline).toBe(3);
+  });
+
+  it('defect 16: given a failing scenario without kills, or a passing one with a kill, then no such line', () => {
+    expect(textReport([ran(runOf(SEED))], 3000)).not.toContain('killed at');
+    const passing = { ...SEED, expected: { ...SEED.expected, completed: 5, noHumanNeededFor: [] } };
+    const passed = textReport([ran(runOf(passing, observed, 1))], 3000);
+    expect(passed).toMatch(/^PASS/);
+    expect(passed).not.toContain('killed at');
   });
 });
