@@ -55,6 +55,9 @@ export async function runOne(schedule: Schedule, plant?: PlantedBug): Promise<Sc
   };
 }
 
+/** Schedules between two turns of the event loop. */
+const IDLE_EVERY = 100;
+
 export async function runCampaign(options: CampaignOptions): Promise<CampaignReport> {
   const perInvariant = options.shrinkPerInvariant ?? 3;
   const checked = zeroes();
@@ -66,6 +69,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
     const seed = scheduleSeed(options.seed, index);
     const schedule = generateSchedule(seed);
     const result = await runOne(schedule, options.plant);
+    // Schedules run on promises alone: let the event loop turn now and then, so what waits for it
+    // (the worlds' timer pumps, setImmediate) runs and is let go.
+    if (index % IDLE_EVERY === IDLE_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
     faultsInjected += result.faultsInjected;
     crashes += result.crashes;
     for (const verdict of result.verdicts) {

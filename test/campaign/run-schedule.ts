@@ -107,6 +107,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
   }
   await drain();
   trace.receives.sort((a, b) => a.seq - b.seq);
+  world.timers.clear();
   return { schedule, world, trace, sent, board };
 
   async function apply(event: CampaignEvent): Promise<void> {

@@ -9,6 +9,8 @@ import type { Clock } from './clock';
 interface Timer {
   readonly at: number;
   readonly fire: () => void;
+  /** Whether its owner can still hear it: a dead environment's timer is dropped, not fired. */
+  readonly live: () => boolean;
 }
 
 export class VirtualTimers {
@@ -17,15 +19,32 @@ export class VirtualTimers {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Resolves once virtual time reaches now + `ms`, unless `signal` aborts first (it then never settles). */
-  after(ms: number, signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves once virtual time reaches now + `ms`, unless `signal` aborts first or `live` says no
+   * when it is due (it then never settles). Plain signals only: a composite one (AbortSignal.any)
+   * with a listener is kept by Node until it aborts, and with it the whole world.
+   */
+  after(ms: number, signal: AbortSignal, live: () => boolean = () => true): Promise<void> {
     return new Promise((resolve) => {
       if (signal.aborted) return;
-      const timer: Timer = { at: this.clock.now() + Math.max(0, ms), fire: resolve };
+      const timer: Timer = { at: this.clock.now() + Math.max(0, ms), fire: resolve, live };
       this.pending.add(timer);
       signal.addEventListener('abort', () => this.pending.delete(timer), { once: true });
       this.pumpWhenIdle();
     });
+  }
+
+  /** Timers still waiting to fire. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * The world is done with: its timers never fire. A long run of worlds (the campaign) may not
+   * let the event loop idle between them, and a timer left pending would keep its world alive.
+   */
+  clear(): void {
+    this.pending.clear();
   }
 
   private pumpWhenIdle(): void {
@@ -39,8 +58,10 @@ export class VirtualTimers {
       );
       if (next === undefined) return;
       this.pending.delete(next);
-      this.clock.advanceTo(next.at);
-      next.fire();
+      if (next.live()) {
+        this.clock.advanceTo(next.at);
+        next.fire();
+      }
       if (this.pending.size > 0) this.pumpWhenIdle();
     });
   }

@@ -144,9 +144,6 @@ export class World {
     const env = new ExecutionEnvironment(`env-${this.environments.length + 1}`);
     this.environments.push(env);
     const ports = this.portsFor(env);
-    // A dead environment's timers never fire: no code of it runs after its death.
-    const died = new AbortController();
-    void env.whenDead().then(() => died.abort());
     const config =
       overrides === undefined
         ? this.config
@@ -168,7 +165,8 @@ export class World {
       random: this.random,
       // Waiting is time passing, nothing more.
       sleep: async (ms) => this.clock.advance(ms),
-      alarm: (ms, signal) => this.timers.after(ms, AbortSignal.any([signal, died.signal])),
+      // A dead environment's timers never fire: no code of it runs after its death.
+      alarm: (ms, signal) => this.timers.after(ms, signal, () => env.alive),
     });
     return Object.assign(env, { handle: handler as unknown as Handle });
   }
