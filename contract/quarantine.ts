@@ -79,6 +79,12 @@ export const COUNTED_STATUSES: readonly QuarantineStatus[] = [
  * `{ who, when, why, was, counted }` of the last `pq recount`: one entry, not a trail, because
  * every quarantine writes this item and DynamoDB bills a write by the item's size.
  */
+/**
+ * How every record id begins (lambdas/core/ids.ts): the consumer's role may put items under such
+ * ids only, so never the open-record counter.
+ */
+export const QUARANTINE_RECORD_ID_PREFIX = 'q-';
+
 export const OPEN_RECORDS_COUNTER = {
   key: { id: '#open-records' },
   attributes: { count: 'openRecords', lastRecount: 'lastRecount' },

@@ -10,10 +10,11 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { CONSUMER_PARTITIONS } from '../contract/control';
 import { DEFAULTS } from '../contract/defaults';
 import { ENV } from '../contract/env';
 import { EXECUTION_NAME_PREFIX } from '../contract/executions';
-import { OPEN_RECORDS_COUNTER } from '../contract/quarantine';
+import { OPEN_RECORDS_COUNTER, QUARANTINE_RECORD_ID_PREFIX } from '../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
@@ -210,8 +211,19 @@ export class PoisonQuarantine extends Construct {
       allow(['dynamodb:Query'], this.storage.byStatusIndexArn),
       // Ledger: get (show); resetForReplay and markQuarantined (replay and its undo).
       allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], this.attemptsTable.tableArn),
-      // Control: read and breakerTaskToken, snapshot; setOperatorAction (resume, hold), setReplayFreeze.
-      allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'], this.controlTable.tableArn),
+      // Control: read, breakerTaskToken, the stop requests, snapshot; setOperatorAction (resume,
+      // hold: the answer and the stops lifted, checked against the breaker in one transaction),
+      // setReplayFreeze, resetUnreadableBreaker.
+      allow(
+        [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Query',
+          'dynamodb:UpdateItem',
+          'dynamodb:ConditionCheckItem',
+        ],
+        this.controlTable.tableArn,
+      ),
     ];
   }
 
@@ -389,23 +401,30 @@ export class PoisonQuarantine extends Construct {
     // BatchGetItem: one read orders a batch's redelivered records (lambdas/core/suspects.ts).
     allow(['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'], [tables.attempts.tableArn]);
     allow(['dynamodb:Query'], [tables.byEnvIndexArn]);
-    allow(
-      [
-        'dynamodb:GetItem',
-        'dynamodb:BatchGetItem',
-        'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
-        'dynamodb:Query',
-      ],
-      [tables.control.tableArn],
-    );
-    // Create only: the writer's PutItem is conditioned on attribute_not_exists(id), so no
-    // consumer can replace a record, and it holds no DeleteItem or BatchWriteItem.
-    allow(['dynamodb:PutItem'], [storage.table.tableArn]);
+    // It reads the whole control table (the replay freeze is an operator's item), and writes its
+    // own partitions only: what operators and the pause machine decide (an episode's answer, the
+    // stops lifted, the freeze) is in the operator partition, which no write of its can reach.
+    allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], [tables.control.tableArn]);
+    allow(['dynamodb:PutItem', 'dynamodb:UpdateItem'], [tables.control.tableArn], {
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': Object.values(CONSUMER_PARTITIONS) },
+    });
+    // Records are put under their own ids (`q-...`), so never over the open-record counter; the
+    // writer's attribute_not_exists(id) keeps them create-only, which IAM cannot enforce. It
+    // holds no DeleteItem or BatchWriteItem, and no UpdateItem on a record.
+    allow(['dynamodb:PutItem'], [storage.table.tableArn], {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUARANTINE_RECORD_ID_PREFIX}*`] },
+    });
     // The open-record counter (rule 11a), read before a quarantine and added to in the record's
-    // own transaction: reading and updating are allowed on that one item only.
-    allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [storage.table.tableArn], {
-      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [OPEN_RECORDS_COUNTER.key.id] },
+    // own transaction: that one item only, and of it the count only (IAM cannot tell an ADD
+    // from a SET), returning nothing more than it names.
+    const counter = { 'dynamodb:LeadingKeys': [OPEN_RECORDS_COUNTER.key.id] };
+    allow(['dynamodb:GetItem'], [storage.table.tableArn], { 'ForAllValues:StringEquals': counter });
+    allow(['dynamodb:UpdateItem'], [storage.table.tableArn], {
+      'ForAllValues:StringEquals': {
+        ...counter,
+        'dynamodb:Attributes': ['id', OPEN_RECORDS_COUNTER.attributes.count],
+      },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
     });
     // Counting open records (rule 11a). The index projects whole records, task tokens included:
     // the condition lets only COUNT queries through, which return a number and no item.

@@ -1,7 +1,8 @@
 /**
  * `pq resume` / `pq hold`: the operator's answer to a paused consumer (rules 7 and 11). The
- * answer is written on the breaker item (`operatorAction`, with an audit entry) and, when the
- * pause execution waits for it, sent to that execution.
+ * answer is written on the episode's answer item in the operator partition (`action`, with an
+ * audit entry; a resume also lifts every stop request made so far) and, when the pause
+ * execution waits for it, sent to that execution.
  */
 
 import { BREAKER_STATE, type BreakerAction, OPERATOR_ACTION } from '../../contract/control';
@@ -23,7 +24,8 @@ Usage: pq resume --reason "why it is safe now"
 The consumer was paused (pq status: breaker open) because different messages failed together
 (an outage of something they share) or a stop condition hit (the quarantine could not be
 written, or too many messages were being quarantined). Check that the cause is gone first.
-A stop ("STOP: no automatic resume" in pq status) waits for exactly this.`,
+A stop ("STOP: no automatic resume" or "STOP REQUESTED" in pq status) waits for exactly
+this: a resume lifts every stop requested until then.`,
   [OPERATOR_ACTION.hold]: `pq hold - keep a paused consumer paused
 
 Usage: pq hold --reason "why"

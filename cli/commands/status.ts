@@ -216,7 +216,12 @@ interface PauseRun {
 
 function describeBreaker({ breaker: view }: ControlView, pauseRuns: readonly PauseRun[]): string {
   const { breaker } = view;
-  if (breaker === undefined || breaker.state === BREAKER_STATE.closed) return 'closed (consuming normally)';
+  // A stop request no resume lifted holds whatever the breaker item says (the consumer may write it).
+  const requested = view.stopRequested
+    ? `STOP REQUESTED (${view.stopRequested}): the pause enables nothing until pq resume`
+    : undefined;
+  if (breaker === undefined || breaker.state === BREAKER_STATE.closed)
+    return requested ? `closed; ${requested}` : 'closed (consuming normally)';
   if (breaker.state === 'unreadable') return describeUnreadable(breaker, view.storedAttributes ?? {});
   const parts = [
     `${breaker.state.toUpperCase()} since ${new Date(breaker.openedAt).toISOString()}`,
@@ -226,6 +231,7 @@ function describeBreaker({ breaker: view }: ControlView, pauseRuns: readonly Pau
   ];
   const driven = pauseRuns.some((run) => run.status === 'RUNNING');
   if (breaker.stop) parts.push('STOP: no automatic resume');
+  if (requested && !breaker.stop) parts.push(requested);
   else if (driven) parts.push('resumes by itself after a good probe');
   if (view.operatorAction) parts.push(`operator said ${view.operatorAction}`);
   if (view.operatorFieldsProblem)

@@ -80,7 +80,7 @@ export function namesIn(...expressions: readonly string[]): Record<string, strin
  * The values the expressions name. DynamoDB refuses a value no expression uses, so a shared
  * bundle of values (auditValues) may serve a write that uses only part of it.
  */
-function valuesIn(
+export function valuesIn(
   values: Record<string, AttributeValue>,
   ...expressions: readonly string[]
 ): Record<string, AttributeValue> {

@@ -4,15 +4,30 @@
  * as the core keeps them.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BREAKER_ATTRIBUTES as A, BREAKER_KEY as BREAKER, BREAKER_STATE } from '../../contract/control';
+import {
+  BREAKER_ATTRIBUTES as A,
+  answerSortKey,
+  BREAKER_KEY as BREAKER,
+  BREAKER_STATE,
+  CONSUMER_PARTITIONS,
+  OPERATOR_ITEMS,
+  OPERATOR_PARTITION,
+} from '../../contract/control';
 import type { BreakerReading, BreakerRecord } from '../core/breaker';
 import { type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import { type Item, ItemReader, S } from './attribute-values';
 import { MalformedItemError } from './errors';
 
 export const BREAKER_KEY: Item = { pk: S(BREAKER.pk), sk: S(BREAKER.sk) };
-export const ISOLATION_KEY: Item = { pk: S('isolation'), sk: S('state') };
-export const FREEZE_KEY: Item = { pk: S('replay'), sk: S('freeze') };
+export const ISOLATION_KEY: Item = { pk: S(CONSUMER_PARTITIONS.isolation), sk: S('state') };
+export const FREEZE_KEY: Item = { pk: S(OPERATOR_PARTITION), sk: S(OPERATOR_ITEMS.replayFreeze) };
+export const STOPS_LIFTED_KEY: Item = { pk: S(OPERATOR_PARTITION), sk: S(OPERATOR_ITEMS.stopsLifted) };
+
+/** The operator's answer to the pause episode `epoch`. */
+export const answerKey = (epoch: number): Item => ({
+  pk: S(OPERATOR_PARTITION),
+  sk: S(answerSortKey(epoch)),
+});
 
 /**
  * Every attribute `toBreaker` reads: while none of them changes, the item reads as it did (the

@@ -10,8 +10,14 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { BREAKER_ATTRIBUTES as A, BREAKER_KEY as BREAKER, BREAKER_STATE } from '../../contract/control';
+import {
+  BREAKER_ATTRIBUTES as A,
+  BREAKER_STATE,
+  CONSUMER_PARTITIONS as P,
+  stopRequestSortKey,
+} from '../../contract/control';
 import type { BreakerReading, OpenBreaker, ProbeResult } from '../core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
@@ -125,10 +131,10 @@ export class ControlState {
       items.push(...(result.Responses?.[this.tableName] ?? []));
       keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     }
-    const find = (pk: string) => items.find((item) => item.pk?.S === pk);
-    const breaker = find(BREAKER.pk);
-    const isolation = find('isolation');
-    const freeze = find('replay');
+    const find = (key: Item) => items.find((item) => item.pk?.S === key.pk?.S && item.sk?.S === key.sk?.S);
+    const breaker = find(BREAKER_KEY);
+    const isolation = find(ISOLATION_KEY);
+    const freeze = find(FREEZE_KEY);
     return {
       breaker: breaker && readBreaker(breaker, this.timings.breakerCooldownSeconds),
       isolation: isolation && toIsolation(isolation),
@@ -145,7 +151,7 @@ export class ControlState {
     readonly expiresAt: number;
   }): Promise<void> {
     const item = {
-      pk: S('failure'),
+      pk: S(P.failure),
       sk: S(`${event.at.toISOString()}#${event.eventId}`),
       key: S(event.key),
       kind: S(event.kind),
@@ -170,7 +176,7 @@ export class ControlState {
         TableName: this.tableName,
         KeyConditionExpression: '#pk = :pk AND #sk >= :since',
         ExpressionAttributeNames: namesIn('#pk #sk'),
-        ExpressionAttributeValues: { ':pk': S('failure'), ':since': S(since.toISOString()) },
+        ExpressionAttributeValues: { ':pk': S(P.failure), ':since': S(since.toISOString()) },
         ConsistentRead: true,
         ScanIndexForward: false,
         Limit: FAILURE_EVENTS_PER_PAGE,
@@ -198,7 +204,7 @@ export class ControlState {
     expiresAt: number,
   ): Promise<number> {
     const counted = await countIfFirst();
-    const item = { pk: S('crash'), sk: S(envId), inFlight: N(counted), expiresAt: N(expiresAt) };
+    const item = { pk: S(P.crash), sk: S(envId), inFlight: N(counted), expiresAt: N(expiresAt) };
     const outcome = await this.guard('crashInFlight', () =>
       putIf(this.client, { tableName: this.tableName, item, condition: IS_ABSENT }),
     );
@@ -212,7 +218,7 @@ export class ControlState {
     readonly expiresAt: number;
   }): Promise<void> {
     await this.put('recordLostCompletion', {
-      pk: S('lost-completion'),
+      pk: S(P.lostCompletion),
       sk: S(lostCompletionSortKey(lost.key)),
       attemptId: S(lost.attemptId),
       expiresAt: N(lost.expiresAt),
@@ -224,7 +230,7 @@ export class ControlState {
       this.client.send(
         new GetItemCommand({
           TableName: this.tableName,
-          Key: { pk: S('lost-completion'), sk: S(lostCompletionSortKey(key)) },
+          Key: { pk: S(P.lostCompletion), sk: S(lostCompletionSortKey(key)) },
           ConsistentRead: true,
         }),
       ),
@@ -234,18 +240,23 @@ export class ControlState {
       : new ItemReader(result.Item, 'lost completion').string('attemptId');
   }
 
-  /** Opens the breaker; among concurrent callers exactly one gets `tripped: true` and the new epoch. */
+  /**
+   * Opens the breaker; among concurrent callers exactly one gets `tripped: true` and the new
+   * epoch. A stop is requested first, on an item of its own: the breaker item is ours to
+   * rewrite, so `stop` on it could be written away; the request can only be lifted by an
+   * operator (docs/design.md, "Control table"), and the pause machine restores nothing while
+   * one is in force. Requested before the trip, so no stop is ever without its request.
+   */
   async tripBreaker(trip: {
     readonly reason: string;
     readonly now: Date;
     readonly stop: boolean;
   }): Promise<{ readonly tripped: boolean; readonly epoch: number }> {
+    if (trip.stop) await this.requestStop(trip.reason, trip.now);
     const outcome = await this.update('tripBreaker', BREAKER_KEY, {
       update:
         `SET #${A.state} = :open, #${A.reason} = :reason, #${A.openedAt} = :now, #${A.stop} = :stop, ` +
-        `#${A.cooldownSeconds} = if_not_exists(#${A.cooldownSeconds}, :cooldown) ADD #${A.epoch} :one ` +
-        // An operator's answer belongs to the episode it was given in, never to the next one.
-        `REMOVE #${A.operatorAction}`,
+        `#${A.cooldownSeconds} = if_not_exists(#${A.cooldownSeconds}, :cooldown) ADD #${A.epoch} :one`,
       condition: trip.stop
         ? `${IS_ABSENT} OR ${IS_CLOSED} OR ${IS_NOT_STOPPED}`
         : `${IS_ABSENT} OR ${IS_CLOSED}`,
@@ -265,6 +276,24 @@ export class ControlState {
       tripped: outcome.ok,
       epoch: item === undefined ? 0 : new ItemReader(item, 'breaker').counter(A.epoch),
     };
+  }
+
+  /**
+   * Rule 11: a stop request, in force until an operator's resume lifts it. An UpdateItem, which
+   * creates it, so that an operator's reset (whose role holds no PutItem) requests one as well.
+   */
+  async requestStop(reason: string, at: Date): Promise<void> {
+    await this.guard('requestStop', () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: S(P.stop), sk: S(stopRequestSortKey(at, reason)) },
+          UpdateExpression: 'SET #reason = :reason',
+          ExpressionAttributeNames: namesIn('#reason'),
+          ExpressionAttributeValues: { ':reason': S(reason) },
+        }),
+      ),
+    );
   }
 
   /**
@@ -298,7 +327,7 @@ export class ControlState {
     // many of its messages come back and whatever other crashes happened in between.
     const claimed = await this.update(
       'startIsolation',
-      { pk: S('crash'), sk: S(start.cause) },
+      { pk: S(P.crash), sk: S(start.cause) },
       {
         update: 'SET #trialStarted = :true, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
         condition: 'attribute_not_exists(#trialStarted)',
@@ -359,8 +388,8 @@ export class ControlState {
    * An operator's repair of an unreadable breaker item (`pq reset-breaker`): it becomes
    * `repaired`, with the audit entry, only while every attribute a reading depends on is as
    * `read` had it, so a breaker a consumer or the state machine rewrote since is left alone. The
-   * answers of the old episode go (operator action, a wait's token, probe counts); what the pause
-   * remembered of the mapping stays, for the resume to restore.
+   * old episode's probe counts go (its answers are its own epoch's); what the pause remembered
+   * of the mapping stays, for the resume to restore. A repaired stop is requested, as a trip's.
    */
   async resetUnreadableBreaker(
     read: BreakerItem,
@@ -380,8 +409,7 @@ export class ControlState {
       update:
         `SET #${A.state} = :open, #${A.reason} = :reason, #${A.epoch} = :epoch, #${A.openedAt} = :openedAt, ` +
         `#${A.stop} = :stop, #${A.cooldownSeconds} = :cooldown, ${APPEND_AUDIT} ` +
-        `REMOVE #${A.operatorAction}, #${A.taskToken}, #${A.waitingSince}, ` +
-        `#${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.halfOpenAt}`,
+        `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.halfOpenAt}`,
       condition: ['attribute_exists(#pk)', ...unchanged, AUDIT_INTACT].join(' AND '),
       values: {
         ...was,
@@ -394,6 +422,7 @@ export class ControlState {
         ...auditValues(auditEntryAttribute(entry)),
       },
     });
+    if (outcome.ok && repaired.stop) await this.requestStop(repaired.reason, new Date(repaired.openedAt));
     return { reset: outcome.ok };
   }
 

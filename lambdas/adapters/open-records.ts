@@ -20,6 +20,7 @@ import {
   QueryCommand,
   type TransactWriteItem,
   TransactWriteItemsCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
   COUNTED_STATUSES,
@@ -193,18 +194,27 @@ export class OpenRecordsCounter {
 
   /**
    * Counts the index and creates the counter, unless another writer created it first: then its
-   * count stands. No record moves meanwhile, as every counted write needs the counter.
+   * count stands. No record moves meanwhile, as every counted write needs the counter. The
+   * update returns nothing: the consumer's role may touch the count and no other attribute.
    */
   private async establish(): Promise<number> {
     const counted = await this.countIndex();
-    const outcome = await updateIf(this.dynamodb, {
-      tableName: this.table,
-      key: COUNTER_KEY,
-      update: `SET #${C.count} = :counted`,
-      condition: COUNTER_ABSENT,
-      values: { ':counted': N(counted) },
-    });
-    return outcome.ok || outcome.old === undefined ? counted : countOf(outcome.old);
+    try {
+      await this.dynamodb.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: COUNTER_KEY,
+          UpdateExpression: `SET #${C.count} = :counted`,
+          ConditionExpression: COUNTER_ABSENT,
+          ExpressionAttributeNames: namesIn(COUNTER_ABSENT),
+          ExpressionAttributeValues: { ':counted': N(counted) },
+        }),
+      );
+      return counted;
+    } catch (error) {
+      if (!isSdkError(error, 'ConditionalCheckFailedException')) throw error;
+      return (await this.read()) ?? counted;
+    }
   }
 
   /** The reasons of a cancelled transaction; undefined when it was written. */

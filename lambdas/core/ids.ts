@@ -6,11 +6,12 @@
 
 import { createHash } from 'node:crypto';
 import { EXECUTION_NAME_PREFIX } from '../../contract/executions';
+import { QUARANTINE_RECORD_ID_PREFIX as Q } from '../../contract/quarantine';
 
 /** `q-<sha256(message key) first 16 hex>-g<generation>-a<attempts started>` (docs/design.md). */
 export function quarantineId(messageKey: string, generation: number, attemptsStarted: number): string {
   const digest = sha256(messageKey).slice(0, 16);
-  return `q-${digest}-g${generation}-a${attemptsStarted}`;
+  return `${Q}${digest}-g${generation}-a${attemptsStarted}`;
 }
 
 /**
@@ -18,7 +19,7 @@ export function quarantineId(messageKey: string, generation: number, attemptsSta
  * the record of the message whose key it carries. `q-<key digest>-c<messageId digest>`.
  */
 export function collisionQuarantineId(messageKey: string, messageId: string): string {
-  return `q-${sha256(messageKey).slice(0, 16)}-c${sha256(messageId).slice(0, 16)}`;
+  return `${Q}${sha256(messageKey).slice(0, 16)}-c${sha256(messageId).slice(0, 16)}`;
 }
 
 /** sha256 of a body as SQS delivered it (UTF-8): tells the same content from other content. */

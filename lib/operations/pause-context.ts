@@ -1,13 +1,14 @@
 /**
- * What every step of a pause works with: the breaker item it acts on, its tasks, its way out
- * when it cannot go on, and where it steps aside for a newer pause. The timeline of the breaker
- * item is in docs/design.md (Control table); its key and attribute names in contract/control.ts.
+ * What every step of a pause works with: the breaker item it acts on, the operator's answer to
+ * its episode, its tasks, its way out when it cannot go on, and where it steps aside for a newer
+ * pause. The items' timelines are in docs/design.md (Control table); their keys and attribute
+ * names in contract/control.ts.
  */
 import type { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { BREAKER_KEY } from '../../contract/control';
+import { BREAKER_KEY, OPERATOR_ITEMS, OPERATOR_PARTITION } from '../../contract/control';
 import type { FailureExit } from './failure';
 import type { PauseSteps } from './steps';
 
@@ -25,7 +26,16 @@ export interface PauseContext {
 
 export const BREAKER_ITEM_KEY = { pk: { S: BREAKER_KEY.pk }, sk: { S: BREAKER_KEY.sk } };
 
-/** A strongly consistent read of some breaker attributes (never its task token) into `resultPath`. */
+/** The stop requests an operator lifted (`stops-lifted`). */
+export const STOPS_LIFTED_ITEM_KEY = { pk: { S: OPERATOR_PARTITION }, sk: { S: OPERATOR_ITEMS.stopsLifted } };
+
+/** The operator's answer to this run's episode: `operator`/`answer#<epoch>` (contract answerSortKey). */
+export const answerItemKey = () => ({
+  pk: { S: OPERATOR_PARTITION },
+  sk: { S: sfn.JsonPath.format(`${OPERATOR_ITEMS.answerPrefix}{}`, sfn.JsonPath.stringAt('$.epoch')) },
+});
+
+/** A strongly consistent read of some breaker attributes into `resultPath`. */
 export function readBreaker(
   ctx: PauseContext,
   id: string,
@@ -39,5 +49,22 @@ export function readBreaker(
     key: BREAKER_ITEM_KEY,
     attributes,
     ...result,
+  });
+}
+
+/** A strongly consistent read of some attributes of this episode's answer (never its task token). */
+export function readAnswer(
+  ctx: PauseContext,
+  id: string,
+  comment: string,
+  attributes: readonly string[],
+  resultPath: string,
+): sfn.TaskStateBase {
+  return ctx.steps.getItem(id, {
+    comment,
+    table: ctx.controlTable,
+    key: answerItemKey(),
+    attributes,
+    resultPath,
   });
 }

@@ -1,16 +1,30 @@
 /**
  * The ways out of a pause (rules 7 and 11): the operator's action read at each loop point, the
- * operator wait (a task token on the breaker item), and restoring the mapping's remembered
- * settings, then closing the breaker. Every write is conditioned on the execution's epoch: when
- * a newer pause owns the breaker, this execution steps aside ("Superseded") instead of
- * overwriting it.
+ * operator wait (a task token on the episode's answer item), the check that no stop request is
+ * in force, and restoring the mapping's remembered settings, then closing the breaker. Every
+ * breaker write is conditioned on the execution's epoch: when a newer pause owns the breaker,
+ * this execution steps aside ("Superseded") instead of overwriting it.
  */
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, OPERATOR_ACTION } from '../../contract/control';
-import { textIs } from './conditions';
-import { BREAKER_ITEM_KEY, type PauseContext, readBreaker } from './pause-context';
+import {
+  BREAKER_ATTRIBUTES as A,
+  ANSWER_ATTRIBUTES as ANSWER,
+  BREAKER_STATE,
+  CONSUMER_PARTITIONS,
+  OPERATOR_ACTION,
+  STOPS_LIFTED_ATTRIBUTES,
+} from '../../contract/control';
+import { isText, textIs } from './conditions';
+import {
+  answerItemKey,
+  BREAKER_ITEM_KEY,
+  type PauseContext,
+  readAnswer,
+  readBreaker,
+  STOPS_LIFTED_ITEM_KEY,
+} from './pause-context';
 import { OPERATIONS_METRIC } from './protocol';
-import { attributeNames, CONDITION_FAILED, enteredTime, numberAt } from './steps';
+import { attributeNames, CONDITION_FAILED, enteredTime, numberAt, stringAt } from './steps';
 
 /** Where an operator's action leads: `resume` restores consumption, `hold` disables and waits. */
 export interface OperatorWays {
@@ -18,12 +32,12 @@ export interface OperatorWays {
   readonly hold: sfn.IChainable;
 }
 
-/** Whether the breaker item read into `$.control` carries this operator action. */
-const operatorActionIs = (action: string) => textIs(`$.control.Item.${A.operatorAction}.S`, action);
+/** Whether the answer read into `$.answer` carries this operator action. */
+const operatorActionIs = (action: string) => textIs(`$.answer.Item.${ANSWER.action}.S`, action);
 
 /**
- * The loop points of a pause. `pq resume` and `pq hold` set `operatorAction` on the breaker item
- * and start no execution while one runs: the running one reads it here, at each point.
+ * The loop points of a pause. `pq resume` and `pq hold` set `action` on the episode's answer
+ * item and start no execution while one runs: the running one reads it here, at each point.
  */
 export class OperatorCheckpoints {
   constructor(
@@ -31,54 +45,71 @@ export class OperatorCheckpoints {
     private readonly ways: OperatorWays,
   ) {}
 
-  /** Reads the action (and `alsoRead`) into `$.control`; without one, goes on. */
+  /** Reads the action into `$.answer` (and `alsoRead` of the breaker into `$.control`); without one, goes on. */
   at(when: string, goOn: sfn.IChainable, alsoRead: readonly string[] = []): sfn.Chain {
-    const read = readBreaker(
+    const read = readAnswer(
       this.ctx,
       `ReadOperator${when}`,
       'The operator may have asked to resume or hold since the last loop point.',
-      [A.operatorAction, ...alsoRead],
-      { resultPath: '$.control' },
+      [ANSWER.action],
+      '$.answer',
     );
+    const next =
+      alsoRead.length === 0
+        ? goOn
+        : this.ctx.failure
+            .onError(
+              readBreaker(
+                this.ctx,
+                `ReadBreaker${when}`,
+                'What the consumer counted decides next.',
+                alsoRead,
+                {
+                  resultPath: '$.control',
+                },
+              ),
+              'Reading the breaker',
+            )
+            .next(goOn);
     return this.ctx.failure.onError(read, 'Reading the operator action').next(
       new sfn.Choice(this.ctx.scope, `OperatorAction${when}`, {
         comment: "An operator's action overrides the automatic course of the pause.",
       })
         .when(operatorActionIs(OPERATOR_ACTION.resume), this.ways.resume, { comment: 'resume' })
         .when(operatorActionIs(OPERATOR_ACTION.hold), this.ways.hold, { comment: 'hold' })
-        .otherwise(goOn),
+        .otherwise(next),
     );
   }
 }
 
 /**
- * Waits for the operator with a task token on the breaker item. The write refuses when the
- * operator already asked to resume (the CLI sets `operatorAction` before it looks for a token),
- * so a resume can never fall between the machine's read and its wait. An overdue wait is
- * counted as pause time for the paused-too-long alarm, escalated, and waited for again.
+ * Waits for the operator with a task token on the episode's answer item. The write refuses when
+ * the operator already asked to resume (the CLI sets `action` before it looks for a token), so a
+ * resume can never fall between the machine's read and its wait: refused, it resumes. An overdue
+ * wait is counted as pause time for the paused-too-long alarm, escalated, and waited for again
+ * while this epoch still owns the breaker.
  */
 export function awaitOperatorResume(ctx: PauseContext, resume: sfn.IChainable): sfn.State {
   const wait = ctx.steps.updateItem('AwaitOperatorResume', {
-    comment: 'The breaker item holds the token pq resume and pq hold answer with; only this epoch waits.',
+    comment: "The episode's answer item holds the token pq resume and pq hold answer with.",
     table: ctx.controlTable,
-    key: BREAKER_ITEM_KEY,
-    update: `SET #${A.taskToken} = :token, #${A.waitingSince} = :now`,
-    condition: `#${A.epoch} = :epoch AND (attribute_not_exists(#${A.operatorAction}) OR #${A.operatorAction} <> :resume)`,
-    names: attributeNames(A.taskToken, A.waitingSince, A.epoch, A.operatorAction),
+    key: answerItemKey(),
+    update: `SET #${ANSWER.taskToken} = :token, #${ANSWER.waitingSince} = :now`,
+    condition: `attribute_not_exists(#${ANSWER.action}) OR #${ANSWER.action} <> :resume`,
+    names: attributeNames(ANSWER.taskToken, ANSWER.waitingSince, ANSWER.action),
     values: {
       ':token': { S: sfn.JsonPath.taskToken },
       ':now': enteredTime(),
-      ':epoch': numberAt('$.epoch'),
       ':resume': { S: OPERATOR_ACTION.resume },
     },
     resultPath: '$.operator',
     waitForOperator: { heartbeat: ctx.operatorHeartbeat, timeout: ctx.operatorTimeout },
   });
-  wait.addCatch(remindOperator(ctx).next(wait), {
+  wait.addCatch(remindOperator(ctx).next(whileThisEpoch(ctx, wait)), {
     errors: [sfn.Errors.HEARTBEAT_TIMEOUT, sfn.Errors.TIMEOUT],
     resultPath: sfn.JsonPath.DISCARD,
   });
-  wait.addCatch(refusedWait(ctx, resume), { errors: [CONDITION_FAILED], resultPath: '$.error' });
+  wait.addCatch(resume, { errors: [CONDITION_FAILED], resultPath: '$.error' });
   ctx.failure.onError(wait, 'Waiting for the operator');
 
   const unknownAction = ctx.steps.notify(
@@ -139,23 +170,113 @@ function remindOperator(ctx: PauseContext): sfn.Chain {
     .next(escalate);
 }
 
-/** The wait was refused: the operator asked to resume first, or a newer epoch owns the breaker. */
-function refusedWait(ctx: PauseContext, resume: sfn.IChainable): sfn.Chain {
+/**
+ * Waits again while the breaker is still this run's epoch; a newer pause owns it otherwise, and
+ * its own run waits on its own answer item (a breaker without a readable epoch keeps this wait).
+ */
+function whileThisEpoch(ctx: PauseContext, wait: sfn.State): sfn.Chain {
+  const epochPath = `$.breaker.Item.${A.epoch}.N`;
   const read = readBreaker(
     ctx,
-    'ReadOperatorAfterRefusedWait',
-    'A refused wait means a resume came first or a newer pause took over: the item tells which.',
-    [A.operatorAction],
-    { resultPath: '$.control' },
+    'ReadEpochWhileWaiting',
+    'Only the run of the current epoch keeps waiting: an older one is superseded.',
+    [A.epoch],
+    { resultPath: '$.breaker' },
   );
-  return ctx.failure.onError(read, 'Reading the operator action').next(
-    new sfn.Choice(ctx.scope, 'ResumeRequested', {
-      comment:
-        'A resume that came before the wait is answered now; otherwise a newer pause owns the breaker.',
+  const compare = new sfn.Pass(ctx.scope, 'EpochWhileWaiting', {
+    comment: 'DynamoDB numbers are text: the epoch becomes a number to compare with the input.',
+    parameters: { value: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(epochPath)) },
+    resultPath: '$.breakerEpoch',
+  }).next(
+    new sfn.Choice(ctx.scope, 'IsStillThisEpoch', { comment: 'A newer epoch supersedes this wait.' })
+      .when(sfn.Condition.numberGreaterThanJsonPath('$.breakerEpoch.value', '$.epoch'), ctx.superseded, {
+        comment: 'a newer epoch',
+      })
+      .otherwise(wait),
+  );
+  return ctx.failure.onError(read, 'Reading the breaker').next(
+    new sfn.Choice(ctx.scope, 'HasEpochWhileWaiting', {
+      comment: 'An item without an epoch supersedes nothing.',
     })
-      .when(operatorActionIs(OPERATOR_ACTION.resume), resume, { comment: 'resume' })
-      .otherwise(ctx.superseded),
+      .when(isText(epochPath), compare, { comment: 'an epoch' })
+      .otherwise(wait),
   );
+}
+
+/**
+ * Rule 11: before the mapping is enabled again (restored, or for a probe), no stop request may
+ * be in force. The consumer's role can rewrite the breaker item (clear `stop`, start a new epoch
+ * and a run of it) but not the operator partition, where only an operator's resume lifts the
+ * requests made so far (`stops-lifted`); a request after it waits for an operator, whatever the
+ * breaker says. `before` names the gate's states (BeforeRestore, BeforeProbe).
+ */
+export class StopGate {
+  /** The first state: reads what was lifted and the newest request. */
+  public readonly entry: sfn.IChainable;
+  private readonly inForce: sfn.Choice;
+
+  constructor(
+    private readonly ctx: PauseContext,
+    private readonly before: string,
+    then: sfn.IChainable,
+  ) {
+    const lifted = ctx.steps.getItem(`ReadStopsLifted${before}`, {
+      comment: 'The newest stop request an operator lifted; every later one is in force.',
+      table: ctx.controlTable,
+      key: STOPS_LIFTED_ITEM_KEY,
+      attributes: [STOPS_LIFTED_ATTRIBUTES.liftedThrough],
+      resultPath: '$.stops',
+    });
+    const newest = ctx.steps.newestOfPartition(`ReadNewestStopRequest${before}`, {
+      comment: 'Every stop trip adds a request the consumer can never remove.',
+      table: ctx.controlTable,
+      partition: CONSUMER_PARTITIONS.stop,
+      resultPath: '$.stopRequest',
+    });
+    this.inForce = new sfn.Choice(ctx.scope, `StopRequestInForce${before}`, {
+      comment: 'A stop no operator lifted waits for one, whatever the breaker item says now.',
+    });
+    this.inForce.otherwise(then);
+    this.entry = ctx.failure
+      .onError(lifted, 'Reading the stops lifted')
+      .next(ctx.failure.onError(newest, 'Reading the stop requests'))
+      .next(this.inForce);
+  }
+
+  /** Where a stop in force leads: the operator's wait, after an earlier answer it overrides is forgotten. */
+  whenInForce(wait: sfn.IChainable): void {
+    const newest = '$.stopRequest.Items[0].sk.S';
+    const lifted = `$.stops.Item.${STOPS_LIFTED_ATTRIBUTES.liftedThrough}.S`;
+    this.inForce.when(
+      sfn.Condition.and(
+        isText(newest),
+        sfn.Condition.or(
+          sfn.Condition.not(isText(lifted)),
+          sfn.Condition.stringGreaterThanJsonPath(newest, lifted),
+        ),
+      ),
+      this.forgetEarlierAnswer(newest).next(wait),
+      { comment: 'a stop request no operator lifted' },
+    );
+  }
+
+  /**
+   * A resume given before this request did not lift it, and would refuse the wait: it is removed,
+   * unless the operator's resume lifted the request meanwhile (then the gate looks again).
+   */
+  private forgetEarlierAnswer(newest: string): sfn.TaskStateBase {
+    const forget = this.ctx.steps.updateItem(`ForgetEarlierAnswer${this.before}`, {
+      comment: 'An answer given before the stop request does not answer it.',
+      table: this.ctx.controlTable,
+      key: answerItemKey(),
+      update: `REMOVE #${ANSWER.action}`,
+      condition: `attribute_not_exists(#${ANSWER.liftedThrough}) OR #${ANSWER.liftedThrough} < :request`,
+      names: attributeNames(ANSWER.action, ANSWER.liftedThrough),
+      values: { ':request': stringAt(newest) },
+    });
+    forget.addCatch(this.entry, { errors: [CONDITION_FAILED], resultPath: '$.error' });
+    return this.ctx.failure.onError(forget, 'Forgetting an earlier answer');
+  }
 }
 
 /**
@@ -205,8 +326,7 @@ function closeBreaker(ctx: PauseContext): sfn.TaskStateBase {
     update:
       `SET #${A.state} = :closed, #${A.stop} = :false, #${A.closedAt} = :now ` +
       `REMOVE #${A.probeSuccesses}, #${A.probeFailures}, #${A.probeRepeatFailures}, #${A.probeOwnFailures}, ` +
-      `#${A.taskToken}, ` +
-      `#${A.waitingSince}, #${A.operatorAction}, #${A.originalBatchSize}, #${A.originalMaxConcurrency}, ` +
+      `#${A.originalBatchSize}, #${A.originalMaxConcurrency}, ` +
       `#${A.halfOpenAt}, ` +
       // The next episode starts from the configured cool-down again.
       `#${A.cooldownSeconds}`,
@@ -219,9 +339,6 @@ function closeBreaker(ctx: PauseContext): sfn.TaskStateBase {
       A.probeFailures,
       A.probeRepeatFailures,
       A.probeOwnFailures,
-      A.taskToken,
-      A.waitingSince,
-      A.operatorAction,
       A.originalBatchSize,
       A.originalMaxConcurrency,
       A.halfOpenAt,

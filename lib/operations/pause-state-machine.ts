@@ -1,7 +1,8 @@
 /**
  * Rules 7 and 11: pause consumption. Disable the mapping, record the breaker open, alert; a stop
  * waits for the operator, an outage cools down and probes half-open until a window succeeds.
- * The operator's `resume` or `hold` is read at each loop point. The steps are in pause.ts (into
+ * The operator's `resume` or `hold` is read at each loop point, and no way out restores the
+ * mapping while a stop request no operator lifted is in force. The steps are in pause.ts (into
  * the pause), pause-probe.ts (half-open probing) and pause-resume.ts (the ways out).
  */
 
@@ -24,7 +25,7 @@ import {
 } from './pause';
 import type { PauseContext } from './pause-context';
 import { coolDown, halfOpen, judgeProbe, PROBE_COUNTERS, probeWindow, reopenLonger } from './pause-probe';
-import { awaitOperatorResume, OperatorCheckpoints, restoreAndClose } from './pause-resume';
+import { awaitOperatorResume, OperatorCheckpoints, restoreAndClose, StopGate } from './pause-resume';
 import { FAILURE } from './protocol';
 import { type EventSourceMappingRef, PauseSteps } from './steps';
 import { type OperationsMachineProps, operationsWorkflow } from './workflow';
@@ -89,8 +90,15 @@ export class PauseStateMachine extends Construct {
  */
 function pauseEpisode(ctx: PauseContext): sfn.IChainable {
   const disable = disableMapping(ctx);
-  const resume = restoreAndClose(ctx);
+  // Every way out, and every probe, passes a stop gate: a stop request in force waits for the
+  // operator instead.
+  const restoreGate = new StopGate(ctx, 'BeforeRestore', restoreAndClose(ctx));
+  const resume = restoreGate.entry;
+  const awaitOperator = awaitOperatorResume(ctx, resume);
+  restoreGate.whenInForce(awaitOperator);
   const checkpoint = new OperatorCheckpoints(ctx, { resume, hold: holdConsumer(ctx).next(disable) });
+  const probe = probeOnce(ctx, checkpoint, { disable, resume });
+  probe.whenInForce(awaitOperator);
 
   return startPauseClock(ctx)
     .next(takeStopAndReasonFromBreaker(ctx))
@@ -104,30 +112,26 @@ function pauseEpisode(ctx: PauseContext): sfn.IChainable {
       new sfn.Choice(ctx.scope, 'StopOrCoolDown', {
         comment: 'A stop (rule 11) or a hold waits for a person; an outage (rule 7) probes by itself.',
       })
-        .when(sfn.Condition.booleanEquals('$.stop', true), awaitOperatorResume(ctx, resume), {
+        .when(sfn.Condition.booleanEquals('$.stop', true), awaitOperator, {
           comment: 'a stop or a hold',
         })
         .otherwise(
-          checkpoint.at(
-            'AfterDisable',
-            coolDown(ctx).next(
-              checkpoint.at('AfterCoolDown', probeOnce(ctx, checkpoint, { disable, resume })),
-            ),
-          ),
+          checkpoint.at('AfterDisable', coolDown(ctx).next(checkpoint.at('AfterCoolDown', probe.entry))),
         ),
     );
 }
 
-/** One half-open window, then its verdict: disable again for longer, or resume. */
+/** One half-open window behind its stop gate, then its verdict: disable again for longer, or resume. */
 function probeOnce(
   ctx: PauseContext,
   checkpoint: OperatorCheckpoints,
   loops: { readonly disable: sfn.IChainable; readonly resume: sfn.IChainable },
-): sfn.Chain {
+): StopGate {
   const verdict = judgeProbe(ctx, { failed: reopenLonger(ctx).next(loops.disable), worked: loops.resume });
-  return halfOpen(ctx)
+  const window = halfOpen(ctx)
     .next(probeWindow(ctx))
     .next(checkpoint.at('AfterProbe', verdict, PROBE_COUNTERS));
+  return new StopGate(ctx, 'BeforeProbe', window);
 }
 
 /**

@@ -78,6 +78,14 @@ export interface GetItemOptions {
   readonly resultSelector?: Record<string, unknown>;
 }
 
+export interface NewestOfPartitionOptions {
+  readonly comment: string;
+  readonly table: dynamodb.ITable;
+  /** The partition key's value (`pk`). */
+  readonly partition: string;
+  readonly resultPath: string;
+}
+
 export interface MappingCallOptions {
   readonly comment: string;
   readonly action: 'getEventSourceMapping' | 'updateEventSourceMapping';
@@ -180,6 +188,30 @@ export class Steps {
       iamResources: [options.table.tableArn],
       resultPath: options.resultPath,
       resultSelector: options.resultSelector,
+    }).addRetry({ errors: DYNAMODB_TRANSIENT, ...RETRY });
+  }
+
+  /**
+   * The newest item of one partition (strongly consistent, its sort key only) into
+   * `resultPath`: `{ Count, Items: [{ sk }] }`, no items when the partition is empty.
+   */
+  newestOfPartition(id: string, options: NewestOfPartitionOptions): sfn.TaskStateBase {
+    return new tasks.CallAwsService(this.scope, id, {
+      comment: options.comment,
+      service: 'dynamodb',
+      action: 'query',
+      parameters: {
+        TableName: options.table.tableName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: attributeNames('pk', 'sk'),
+        ExpressionAttributeValues: { ':pk': { S: options.partition } },
+        ProjectionExpression: '#sk',
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      },
+      iamResources: [options.table.tableArn],
+      resultPath: options.resultPath,
     }).addRetry({ errors: DYNAMODB_TRANSIENT, ...RETRY });
   }
 

@@ -88,6 +88,7 @@ export async function resumeConsumer(
   const stored = deps.world.control.breaker;
   if (decideBreakerAction(stored?.record, 'resume').kind === 'refuse') return false;
   if (stored === undefined || stored.record.state === 'closed') return false;
+  deps.world.control.liftStops();
   deps.world.control.breaker = { ...stored, operatorAction: 'resume' };
   if (pause.answerWaiting()) return true;
   const { epoch, reason, stop } = stored.record;

@@ -9,8 +9,10 @@
  * closes the breaker. Every
  * write is conditioned on the epoch: an execution that finds a newer epoch steps aside
  * ("Superseded"). At each checkpoint (after the disable, after the cool-down, after the probe
- * window) a run reads the breaker's `operatorAction`: `resume` restores and closes; a stop's
- * wait refuses to begin once a resume is recorded.
+ * window) a run reads the episode's answer (`operatorAction`): `resume` restores and closes; a
+ * stop's wait refuses to begin once a resume is recorded. Before a probe and before a restore, a
+ * stop request no resume lifted sends the run to the operator's wait instead (forgetting an
+ * answer given before it), whatever the breaker item says.
  * The mapping is state of its own, apart from the runs: a run that fails or is stopped (the
  * campaign's `kill-pause`) leaves it as it was, disabled or at the probe footprint.
  * Left out: the mapping's asynchronous disable (taken as immediate), notifications, `hold`.
@@ -89,7 +91,7 @@ export class PauseModel {
       (candidate) => candidate.epoch === epoch && candidate.phase === 'awaiting-operator',
     );
     if (run === undefined || run.execution.status !== 'RUNNING') return false;
-    this.close(run, true);
+    this.restore(run, true);
     return true;
   }
 
@@ -134,7 +136,7 @@ export class PauseModel {
       return;
     }
     // AfterDisable (or the stop's wait, refused once a resume is recorded).
-    if (this.running.has(run.execution.name) && this.resumeRecorded()) this.close(run, true);
+    if (this.running.has(run.execution.name) && this.resumeRecorded()) this.restore(run, true);
   }
 
   /**
@@ -160,8 +162,8 @@ export class PauseModel {
       if (this.superseded(run)) return;
       if (run.phase === 'awaiting-operator' || this.world.clock.now() < run.until) return;
       // AfterCoolDown and AfterProbe read the operator's action first.
-      if (this.resumeRecorded()) this.close(run, true);
-      else if (run.phase === 'cooling') this.halfOpen(run);
+      if (this.resumeRecorded()) this.restore(run, true);
+      else if (run.phase === 'cooling') this.probe(run);
       else this.judgeProbe(run);
     }
   }
@@ -195,6 +197,27 @@ export class PauseModel {
     this.mapping = 'disabled';
     run.phase = run.stop ? 'awaiting-operator' : 'cooling';
     run.until = at + run.cooldown * 1000;
+  }
+
+  /** The stop gates (StopGate): a stop request no operator lifted waits for one instead. */
+  private stopGate(run: Running): boolean {
+    const control = this.world.control;
+    if (control.stopInForce() === undefined) return false;
+    const breaker = control.breaker;
+    if (breaker !== undefined && breaker.record.epoch === run.epoch) {
+      const { operatorAction, ...unanswered } = breaker;
+      control.breaker = unanswered;
+    }
+    run.phase = 'awaiting-operator';
+    return true;
+  }
+
+  private probe(run: Running): void {
+    if (!this.stopGate(run)) this.halfOpen(run);
+  }
+
+  private restore(run: Running, byOperator: boolean): void {
+    if (!this.stopGate(run)) this.close(run, byOperator);
   }
 
   /** RecordHalfOpen and EnableForProbe, at the end of the cool-down. */
@@ -236,7 +259,7 @@ export class PauseModel {
   private judgeProbe(run: Running): void {
     const { probeFailures = 0, probeSuccesses = 0, probeOwnFailures = 0 } = this.world.control.breaker ?? {};
     if (probeOwnFailures === 0 && (probeFailures === 0 || probeSuccesses > 0)) {
-      this.close(run, false);
+      this.restore(run, false);
       return;
     }
     run.cooldown = Math.min(run.cooldown * 2, run.maxCooldown);

@@ -108,11 +108,13 @@ describe('the state machines’ roles', () => {
   const topic = [expect.stringMatching(/"Ref":"PipelineTopic/)];
   const topicKey = [expect.stringMatching(/PipelineTopicKey.*Arn/)];
 
-  it('lets the pause machine touch only the breaker item, this mapping, the topic and its metric', () => {
+  it('lets the pause machine touch only the control table, this mapping, the topic and its metric', () => {
     const pause = grants('PipelinePauseRole');
     expect(pause.actions).toEqual([
       'cloudwatch:PutMetricData',
       'dynamodb:getItem',
+      // The newest stop request (the stop gates).
+      'dynamodb:query',
       'dynamodb:updateItem',
       'kms:Decrypt',
       'kms:GenerateDataKey*',
@@ -125,7 +127,7 @@ describe('the state machines’ roles', () => {
         expect.stringMatching(/event-source-mapping:.*PipelineConsumerSqsEventSource/),
       ]);
     }
-    for (const action of ['dynamodb:getItem', 'dynamodb:updateItem']) {
+    for (const action of ['dynamodb:getItem', 'dynamodb:query', 'dynamodb:updateItem']) {
       expect(pause.resourcesOf(action)).toEqual([expect.stringMatching(/StateControl.*Arn/)]);
     }
     expect(pause.resourcesOf('sns:Publish')).toEqual(topic);

@@ -43,7 +43,66 @@ describe('PauseStateMachine definition', () => {
     // The overdue wait is counted for its alarm, then escalated, then waited for again.
     expect(states.CountOverdueWait.Next).toBe('PublishPausedWait');
     expect(states.PublishPausedWait.Next).toBe('EscalatePause');
-    expect(states.EscalatePause.Next).toBe('AwaitOperatorResume');
+    expect(states.EscalatePause.Next).toBe('ReadEpochWhileWaiting');
+    // ... while this run's epoch owns the breaker: a newer one supersedes it.
+    expect(states.IsStillThisEpoch).toMatchObject({ Default: 'AwaitOperatorResume' });
+    expect(states.IsStillThisEpoch.Choices?.[0]).toMatchObject({ Next: 'Superseded' });
+    // A refused wait means a resume came first: it goes the way of every resume.
+    expect(wait.Catch?.[1]).toMatchObject({
+      ErrorEquals: ['DynamoDb.ConditionalCheckFailedException'],
+      Next: 'ReadStopsLiftedBeforeRestore',
+    });
+  });
+
+  it("keeps the operator's answer and wait on the episode's own item in the operator partition", () => {
+    const answerKey = {
+      pk: { S: 'operator' },
+      sk: { 'S.$': "States.Format('answer#{}', $.epoch)" },
+    };
+    for (const name of [
+      'AwaitOperatorResume',
+      'ReadOperatorAfterDisable',
+      'ForgetEarlierAnswerBeforeRestore',
+    ])
+      expect(states[name].Parameters?.Key).toStrictEqual(answerKey);
+  });
+
+  it('enables the mapping (a probe or a restore) only past a stop gate: a stop request no operator lifted waits for one (issue 22, defect 5)', () => {
+    for (const [before, then] of [
+      ['BeforeRestore', 'RestoreSettings'],
+      ['BeforeProbe', 'RecordHalfOpen'],
+    ]) {
+      expect(states[`ReadStopsLifted${before}`]).toMatchObject({
+        Parameters: { Key: { pk: { S: 'operator' }, sk: { S: 'stops-lifted' } } },
+        Next: `ReadNewestStopRequest${before}`,
+      });
+      expect(states[`ReadNewestStopRequest${before}`]).toMatchObject({
+        Resource: 'arn:aws:states:::aws-sdk:dynamodb:query',
+        Parameters: {
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: 'stop' } },
+          ScanIndexForward: false,
+          Limit: 1,
+          ConsistentRead: true,
+        },
+        Next: `StopRequestInForce${before}`,
+      });
+      expect(states[`StopRequestInForce${before}`]).toMatchObject({
+        Default: then,
+        Choices: [{ Next: `ForgetEarlierAnswer${before}` }],
+      });
+      expect(states[`ForgetEarlierAnswer${before}`]).toMatchObject({
+        Next: 'AwaitOperatorResume',
+        Parameters: {
+          UpdateExpression: 'REMOVE #action',
+          ConditionExpression: 'attribute_not_exists(#liftedThrough) OR #liftedThrough < :request',
+        },
+      });
+    }
+    // Every way out is a resume, and every resume passes the gate.
+    expect(states.JudgeProbe.Default).toBe('ReadStopsLiftedBeforeRestore');
+    expect(states.OperatorResumeAction.Choices?.[0]).toMatchObject({ Next: 'ReadStopsLiftedBeforeRestore' });
+    expect(states.OperatorActionAfterCoolDown.Default).toBe('ReadStopsLiftedBeforeProbe');
   });
 
   it('names the mapping `Uuid` (the Java SDK v2 spelling) for AWS; the local deployment says `UUID`', () => {
@@ -87,17 +146,19 @@ describe('PauseStateMachine definition', () => {
   it('reads the operator action at every loop point, and the probe counters after a window', () => {
     for (const when of ['AfterDisable', 'AfterCoolDown', 'AfterProbe']) {
       expect(states[`ReadOperator${when}`].Next).toBe(`OperatorAction${when}`);
+      expect(states[`ReadOperator${when}`].Parameters?.ProjectionExpression).toBe('#action');
       expect(states[`OperatorAction${when}`].Choices?.map((choice) => choice.Next)).toEqual([
-        'RestoreSettings',
+        'ReadStopsLiftedBeforeRestore',
         'HoldConsumer',
       ]);
     }
-    expect(states.ReadOperatorAfterProbe.Parameters?.ProjectionExpression).toBe(
-      '#operatorAction, #probeSuccesses, #probeFailures, #probeOwnFailures',
+    expect(states.OperatorActionAfterProbe.Default).toBe('ReadBreakerAfterProbe');
+    expect(states.ReadBreakerAfterProbe.Parameters?.ProjectionExpression).toBe(
+      '#probeSuccesses, #probeFailures, #probeOwnFailures',
     );
-    expect(states.OperatorActionAfterProbe.Default).toBe('JudgeProbe');
+    expect(states.ReadBreakerAfterProbe.Next).toBe('JudgeProbe');
     expect(states.JudgeProbe).toMatchObject({
-      Default: 'RestoreSettings',
+      Default: 'ReadStopsLiftedBeforeRestore',
       Choices: [{ Next: 'CountCoolDown' }],
     });
   });
@@ -112,8 +173,9 @@ describe('PauseStateMachine definition', () => {
         ErrorEquals: ['DynamoDb.ConditionalCheckFailedException'],
       });
     }
+    // The wait is on the episode's own answer item: refused only by a resume recorded first.
     expect(states.AwaitOperatorResume.Parameters?.ConditionExpression).toBe(
-      '#epoch = :epoch AND (attribute_not_exists(#operatorAction) OR #operatorAction <> :resume)',
+      'attribute_not_exists(#action) OR #action <> :resume',
     );
   });
 

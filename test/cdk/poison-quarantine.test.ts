@@ -237,8 +237,15 @@ describe('PoisonQuarantine with default props', () => {
     const onCounter = onQuarantine.filter((statement) =>
       [statement.Action].flat().includes('dynamodb:UpdateItem'),
     );
+    // Its count only, returning no more than it names (test/cdk/role-writes.test.ts lists every write).
     expect(onCounter.map((statement) => statement.Condition)).toEqual([
-      { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [OPEN_RECORDS_COUNTER.key.id] } },
+      {
+        'ForAllValues:StringEquals': {
+          'dynamodb:LeadingKeys': [OPEN_RECORDS_COUNTER.key.id],
+          'dynamodb:Attributes': ['id', OPEN_RECORDS_COUNTER.attributes.count],
+        },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+      },
     ]);
   });
 
@@ -497,7 +504,10 @@ describe('PoisonQuarantine options', () => {
       'dynamodb:GetItem': [records, attempts, control],
       'dynamodb:UpdateItem': [records, attempts, control],
       'dynamodb:BatchGetItem': [control],
-      'dynamodb:Query': [`${records}/index/byStatus`],
+      // The stop requests (pq status, and the resume that lifts them).
+      'dynamodb:Query': [`${records}/index/byStatus`, control],
+      // An answer is recorded only while the breaker is still paused in its epoch.
+      'dynamodb:ConditionCheckItem': [control],
       's3:GetObject': [`PipelineQuarantineContent/${QUARANTINE_PREFIX}*`],
       's3:ListBucket': ['PipelineQuarantineContent'],
       'sqs:SendMessage': ['PipelineSource'],

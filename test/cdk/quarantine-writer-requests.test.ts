@@ -94,10 +94,14 @@ describe('QuarantineWriter requests', () => {
         Select: 'COUNT',
       });
     }
-    expect((dynamodb.sent[3] as UpdateItemCommand).input).toMatchObject({
+    const create = (dynamodb.sent[3] as UpdateItemCommand).input;
+    expect(create).toMatchObject({
       Key: COUNTER_KEY,
       ConditionExpression: 'attribute_not_exists(#openRecords)',
+      ExpressionAttributeNames: { '#openRecords': 'openRecords' },
     });
+    // Its role may name the count only, and may not ask for the whole item back (issue 22, defect 5).
+    expect(create.ReturnValues).toBeUndefined();
   });
 
   it('creates a record only with a Put conditioned on no record of that id, counted in the same transaction', async () => {

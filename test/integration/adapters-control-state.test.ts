@@ -8,6 +8,7 @@ import {
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
@@ -57,7 +58,7 @@ describe('snapshot', () => {
     await Promise.all([
       deleteItem('breaker', 'state'),
       deleteItem('isolation', 'state'),
-      deleteItem('replay', 'freeze'),
+      deleteItem('operator', 'replay-freeze'),
     ]);
 
     expect(await control.snapshot()).toStrictEqual({
@@ -80,7 +81,7 @@ describe('snapshot', () => {
     await control.setReplayFreeze({ frozen: false, who: 'alice', why: 'resolved', now: at(60) });
     expect((await control.snapshot()).replayFrozen).toBe(false);
     // Rule 4: every freeze and unfreeze stays on record, not only the latest.
-    const freeze = await getItem('replay', 'freeze');
+    const freeze = await getItem('operator', 'replay-freeze');
     expect(freeze?.audit?.L?.map((entry) => entry.M?.what?.S)).toEqual(['freeze', 'unfreeze']);
   });
 });
@@ -99,22 +100,26 @@ async function getItem(pk: string, sk: string) {
 describe('breaker', () => {
   beforeEach(() => deleteItem('breaker', 'state'));
 
-  it('forgets an operator action of the previous episode when it trips again', async () => {
-    await pipeline.clients.dynamodb.send(
-      new PutItemCommand({
-        TableName: pipeline.names.controlTable,
-        Item: {
-          pk: { S: 'breaker' },
-          sk: { S: 'state' },
-          state: { S: 'closed' },
-          epoch: { N: '4' },
-          operatorAction: { S: 'resume' },
-        },
-      }),
-    );
-    const result = await control.tripBreaker({ reason: 'quarantine-unwritable', now: NOW, stop: true });
-    expect(result).toStrictEqual({ tripped: true, epoch: 5 });
-    expect((await getItem('breaker', 'state'))?.operatorAction).toBeUndefined();
+  it('requests a stop on an item of its own before it trips the stop; an outage requests none (issue 22, defect 5)', async () => {
+    const stopRequests = async () => {
+      const { Items } = await pipeline.clients.dynamodb.send(
+        new QueryCommand({
+          TableName: pipeline.names.controlTable,
+          KeyConditionExpression: 'pk = :stop',
+          ExpressionAttributeValues: { ':stop': { S: 'stop' } },
+          ConsistentRead: true,
+        }),
+      );
+      return (Items ?? []).map((item) => item.sk?.S);
+    };
+    const before = await stopRequests();
+    await control.tripBreaker({ reason: 'outage', now: NOW, stop: false });
+    expect(await stopRequests()).toStrictEqual(before);
+
+    const result = await control.tripBreaker({ reason: 'quarantine-unwritable', now: at(1), stop: true });
+
+    expect(result).toStrictEqual({ tripped: true, epoch: 2 });
+    expect(await stopRequests()).toStrictEqual([...before, `${at(1).toISOString()}#quarantine-unwritable`]);
   });
 
   it('trips once among concurrent callers; the losers learn the epoch', async () => {
@@ -256,9 +261,6 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
       ...garbled,
       originalBatchSize: { N: '10' },
       originalMaxConcurrency: { N: '5' },
-      operatorAction: { S: 'hold' },
-      taskToken: { S: 'token-of-an-old-wait' },
-      waitingSince: { S: NOW.toISOString() },
       probeFailures: { N: '2' },
       audit: { L: [{ M: { who: { S: 'bob' }, when: { S: 'then' }, what: { S: 'hold' }, why: { S: 'x' } } }] },
     });
@@ -271,8 +273,11 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
     expect((await control.snapshot()).breaker).toStrictEqual(repaired);
     const item = await getItem('breaker', 'state');
     expect(item).toMatchObject({ originalBatchSize: { N: '10' }, originalMaxConcurrency: { N: '5' } });
-    for (const gone of ['operatorAction', 'taskToken', 'waitingSince', 'probeFailures'])
-      expect(item?.[gone]).toBeUndefined();
+    expect(item?.probeFailures).toBeUndefined();
+    // A repaired stop is requested as a trip's: the consumer cannot write it away.
+    expect(
+      await getItem('stop', `${new Date(repaired.openedAt).toISOString()}#${repaired.reason}`),
+    ).toBeDefined();
     expect(item?.audit?.L?.map((audited) => audited.M?.what?.S)).toStrictEqual(['hold', 'reset-breaker']);
     expect(item?.audit?.L?.[1]?.M).toStrictEqual({
       who: { S: entry.who },

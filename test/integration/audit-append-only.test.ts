@@ -133,7 +133,7 @@ describe('issue 22 defect 10: the append-only audit is not', () => {
       control.setReplayFreeze({ frozen, who: 'alice', why: 'drill', now: NOW });
     await freeze(true);
     await freeze(false);
-    const key = { pk: { S: 'replay' }, sk: { S: 'freeze' } };
+    const key = { pk: { S: 'operator' }, sk: { S: 'replay-freeze' } };
     await rewriteTrail(pipeline.names.controlTable, key, 'replace');
     const before = await itemOf(pipeline.names.controlTable, key);
 
@@ -143,12 +143,14 @@ describe('issue 22 defect 10: the append-only audit is not', () => {
 
   it("keeps a pause's replaced trail aside and begins a new one: an answer to a pause is never refused", async () => {
     const table = pipeline.names.controlTable;
-    const key = { pk: { S: 'breaker' }, sk: { S: 'state' } };
+    // The answers to a pause live on its episode's answer item (contract/control.ts).
+    const key = { pk: { S: 'operator' }, sk: { S: 'answer#4' } };
     await pipeline.clients.dynamodb.send(
       new PutItemCommand({
         TableName: table,
         Item: {
-          ...key,
+          pk: { S: 'breaker' },
+          sk: { S: 'state' },
           state: { S: 'open' },
           reason: { S: 'outage' },
           epoch: { N: '4' },
@@ -169,6 +171,6 @@ describe('issue 22 defect 10: the append-only audit is not', () => {
     const item = await itemOf(table, key);
     expect(item?.garbledAudit).toStrictEqual(FORGED);
     expect(item?.audit?.L?.map((kept) => kept.M?.what?.S)).toStrictEqual(['resume']);
-    expect(item?.operatorAction).toStrictEqual({ S: 'resume' });
+    expect(item?.action).toStrictEqual({ S: 'resume' });
   });
 });

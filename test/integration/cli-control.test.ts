@@ -1,7 +1,8 @@
 /**
  * The operator CLI's answers to a paused consumer (rules 7 and 11) against the construct
- * deployed into moto: `operatorAction` and its audit on the breaker item, and, when the pause
- * execution waits with a task token, the answer that lets it restore the mapping.
+ * deployed into moto: the action and its audit on the episode's answer item (`operator`/
+ * `answer#<epoch>`, which the consumer's role cannot write), and, when the pause execution waits
+ * with a task token there, the answer that lets it restore the mapping.
  */
 import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
@@ -19,16 +20,19 @@ beforeAll(async () => {
 });
 afterAll(async () => cli?.stop());
 
-async function breakerItem() {
+async function controlItem(pk: string, sk: string) {
   const { Item } = await cli.pipeline.clients.dynamodb.send(
     new GetItemCommand({
       TableName: cli.pipeline.names.controlTable,
-      Key: { pk: { S: 'breaker' }, sk: { S: 'state' } },
+      Key: { pk: { S: pk }, sk: { S: sk } },
       ConsistentRead: true,
     }),
   );
   return Item ?? {};
 }
+const breakerItem = () => controlItem('breaker', 'state');
+/** The operator's answer to the pause episode `epoch`, and its wait's task token. */
+const answerItem = (epoch: number) => controlItem('operator', `answer#${epoch}`);
 
 /** Stops a run and waits until it has ended (moto may refuse a stop right after the start). */
 async function stopRun(executionArn: string): Promise<void> {
@@ -77,7 +81,7 @@ describe('resume and hold', () => {
         }),
       }),
     );
-    await eventually('the pause to wait for an operator', async () => (await breakerItem()).taskToken?.S);
+    await eventually('the pause to wait for an operator', async () => (await answerItem(epoch)).taskToken?.S);
 
     const status = await cli.run('status');
     const resume = await cli.run('resume', '--reason', 'quarantine bucket policy fixed');
@@ -152,11 +156,11 @@ describe('resume and hold', () => {
     );
   });
 
-  it('writes operatorAction with an audit entry on the breaker item; status shows it', async () => {
+  it("writes the answer with an audit entry on the episode's answer item; status shows it", async () => {
     const { epoch } = await control.tripBreaker({ reason: 'outage', now: new Date(), stop: false });
 
     const hold = await cli.run('hold', '--reason', 'payments API still down');
-    const held = await breakerItem();
+    const held = await answerItem(epoch);
     const status = await cli.run('status');
     const resume = await cli.run('resume', '--reason', 'payments API back');
 
@@ -165,18 +169,18 @@ describe('resume and hold', () => {
       stderr: '',
       stdout: `Recorded hold on the breaker. No pause execution waited for it: started pause-${epoch}, which carries it out.\n`,
     });
-    expect(held.operatorAction).toStrictEqual({ S: 'hold' });
+    expect(held.action).toStrictEqual({ S: 'hold' });
     expect(status.stdout).toMatch(
       /^Breaker: +OPEN since \S+; reason outage; epoch \d+; .*operator said hold/m,
     );
     expect(resume.code).toBe(0);
-    // The run hold started carries the resume out: it closes the breaker and clears the action.
-    const item = await eventually('the resumed breaker closed', async () => {
-      const read = await breakerItem();
-      return read.state?.S === 'closed' ? read : undefined;
-    });
-    expect(item.operatorAction).toBeUndefined();
-    expect(item.audit?.L?.slice(-2).map((entry) => entry.M)).toMatchObject([
+    // The run hold started carries the resume out: it closes the breaker.
+    await eventually('the resumed breaker closed', async () =>
+      (await breakerItem()).state?.S === 'closed' ? true : undefined,
+    );
+    const answered = await answerItem(epoch);
+    expect(answered.action).toStrictEqual({ S: 'resume' });
+    expect(answered.audit?.L?.map((entry) => entry.M)).toMatchObject([
       { who: { S: MOTO_CALLER }, what: { S: 'hold' }, why: { S: 'payments API still down' } },
       { who: { S: MOTO_CALLER }, what: { S: 'resume' }, why: { S: 'payments API back' } },
     ]);
@@ -200,7 +204,8 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
   it('status shows it unreadable: what is wrong and the stored attributes, escaped, never the task token', async () => {
     const before = await breakerItem();
     epoch = Number(before.epoch?.N ?? 0);
-    await putBreakerItem({ ...before, state: { S: GARBLED_STATE }, taskToken: { S: TOKEN } });
+    await putBreakerItem({ ...before, state: { S: GARBLED_STATE } });
+    await putBreakerItem({ pk: { S: 'operator' }, sk: { S: `answer#${epoch}` }, taskToken: { S: TOKEN } });
 
     const status = await cli.run('status');
     const json = await cli.run('status', '--json');
@@ -222,6 +227,7 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
   });
 
   it('resume and hold refuse it, pointing at the reset; nothing is written', async () => {
+    const answer = await answerItem(epoch);
     const resume = await cli.run('resume', '--reason', 'x');
     const hold = await cli.run('hold', '--reason', 'x');
 
@@ -231,7 +237,7 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
         stderr: expect.stringContaining('pq reset-breaker --reason'),
       });
     }
-    expect((await breakerItem()).operatorAction).toBeUndefined();
+    expect(await answerItem(epoch)).toStrictEqual(answer);
   });
 
   it('reset-breaker repairs it into a stop of the next epoch, audited, and starts the pause run that waits for resume', async () => {
@@ -248,13 +254,16 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
       epoch: { N: String(epoch + 1) },
       reason: { S: 'breaker-reset' },
     });
-    expect(item.taskToken?.S).not.toBe(TOKEN);
     expect(item.audit?.L?.at(-1)?.M).toMatchObject({
       who: { S: MOTO_CALLER },
       what: { S: 'reset-breaker' },
       why: { S: 'INC-9: state edited by hand' },
     });
-    await eventually('the pause run to wait for an operator', async () => (await breakerItem()).taskToken?.S);
+    const token = await eventually(
+      'the pause run to wait for an operator',
+      async () => (await answerItem(epoch + 1)).taskToken?.S,
+    );
+    expect(token).not.toBe(TOKEN);
     expect((await cli.run('status')).stdout).toMatch(
       new RegExp(
         `^Breaker: +OPEN .*reason breaker-reset; epoch ${epoch + 1}; .*STOP: no automatic resume`,
@@ -277,15 +286,19 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
 });
 
 // After the tests above the breaker is closed and reads well; a person then garbles only the
-// fields operators write (its audit trail, the operator action) by hand.
+// fields operators write (the answer's audit trail and action) by hand.
 describe('a readable breaker whose operator fields are garbled', () => {
   it('status still shows the breaker, says which field it cannot read, and nothing is lost', async () => {
     const before = await control.tripBreaker({ reason: 'outage', now: new Date(), stop: true });
-    const item = await breakerItem();
     await cli.pipeline.clients.dynamodb.send(
       new PutItemCommand({
         TableName: cli.pipeline.names.controlTable,
-        Item: { ...item, audit: { S: 'edited by hand' }, operatorAction: { N: '7' } },
+        Item: {
+          pk: { S: 'operator' },
+          sk: { S: `answer#${before.epoch}` },
+          audit: { S: 'edited by hand' },
+          action: { N: '7' },
+        },
       }),
     );
 
@@ -294,20 +307,20 @@ describe('a readable breaker whose operator fields are garbled', () => {
 
     expect(status).toMatchObject({ code: 0, stderr: '' });
     expect(status.stdout).toMatch(
-      new RegExp(`^Breaker: +OPEN .*epoch ${before.epoch}; .*OPERATOR FIELDS UNREADABLE: breaker: `, 'm'),
+      new RegExp(`^Breaker: +OPEN .*epoch ${before.epoch}; .*OPERATOR FIELDS UNREADABLE: answer: `, 'm'),
     );
     expect(JSON.parse(json.stdout).breaker).toMatchObject({
       breaker: { state: 'open', epoch: before.epoch },
-      operatorFieldsProblem: expect.stringContaining('breaker: '),
+      operatorFieldsProblem: expect.stringContaining('answer: '),
     });
 
     // The operator can still answer: the garbled trail is kept aside, a new one begins.
     const resume = await cli.run('resume', '--reason', 'audit edited by hand, looked at');
     expect(resume).toMatchObject({ code: 0, stderr: '' });
-    const after = await eventually('the breaker closed', async () => {
-      const read = await breakerItem();
-      return read.state?.S === 'closed' ? read : undefined;
-    });
+    await eventually('the breaker closed', async () =>
+      (await breakerItem()).state?.S === 'closed' ? true : undefined,
+    );
+    const after = await answerItem(before.epoch);
     expect(after.garbledAudit).toStrictEqual({ S: 'edited by hand' });
     expect(after.audit?.L?.map((entry) => entry.M?.why)).toStrictEqual([
       { S: 'audit edited by hand, looked at' },

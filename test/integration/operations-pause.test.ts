@@ -5,8 +5,12 @@
  * the operator's hold and resume. The pipeline is synthesized with a batch size and concurrency
  * of its own, so a restore is told apart from the probe footprint (1 and 2).
  */
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { namesIn } from '../../lambdas/adapters/conditional-writes';
+import { ControlState } from '../../lambdas/adapters/control-state';
+import { OperatorControl } from '../../lambdas/adapters/operator-control';
 import { eventually, type Item, type OperationsFixture, startOperations } from './operations-fixture';
 
 const ORIGINAL = { batchSize: 7, maxConcurrency: 5 };
@@ -32,16 +36,34 @@ beforeEach(async () => {
   });
 });
 
-/** The consumer tripped this epoch's breaker as a stop (rule 11): the item says so, durably. */
-const trippedAsStop = (reason: string) =>
-  ops.putItem(ops.tables.control, {
+/**
+ * The consumer tripped this epoch's breaker as a stop (rule 11): the item says so, and the stop
+ * request it made first, which only an operator's resume lifts.
+ */
+async function trippedAsStop(reason: string) {
+  await new ControlState(ops.clients.dynamodb, ops.tables.control).requestStop(reason, new Date());
+  await ops.putItem(ops.tables.control, {
     ...BREAKER,
     state: { S: 'open' },
     epoch: { N: String(epoch) },
     reason: { S: reason },
     stop: { BOOL: true },
   });
+}
 afterEach(async () => ops?.stopRunning());
+
+/** The operator's answer to this epoch's pause, as pq resume and pq hold write it. */
+const operatorSays = (action: 'resume' | 'hold') =>
+  new OperatorControl(ops.clients.dynamodb, ops.tables.control, 60).setOperatorAction(action, {
+    who: 'erin@example.com',
+    when: new Date().toISOString(),
+    what: action,
+    why: 'test',
+  });
+/** This epoch's answer item: the operator's action and the wait's task token. */
+const answer = async () =>
+  ((await ops.getItem(ops.tables.control, { pk: { S: 'operator' }, sk: { S: `answer#${epoch}` } })) ??
+    {}) as Item;
 
 const breaker = async () => (await ops.getItem(ops.tables.control, BREAKER)) as Item;
 const breakerIs = (state: string) => async () =>
@@ -108,9 +130,7 @@ describe('pause: cool-down and half-open probing', () => {
       'probeFailures',
       'probeRepeatFailures',
       'probeOwnFailures',
-      'taskToken',
       'originalBatchSize',
-      'operatorAction',
       'cooldownSeconds',
     ]) {
       expect(closed[gone]).toBeUndefined();
@@ -147,9 +167,7 @@ describe('pause: cool-down and half-open probing', () => {
     const reopened = await eventually('the breaker reopened', breakerIs('open'), 10_000);
     expect(reopened.cooldownSeconds).toStrictEqual({ N: '4' });
     expect(reopened.probeOwnFailures).toBeUndefined();
-    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
-      ':resume': { S: 'resume' },
-    });
+    await operatorSays('resume');
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
   });
 
@@ -194,9 +212,7 @@ describe('pause: cool-down and half-open probing', () => {
     // The original settings survive the probe's footprint.
     expect(reopened).toMatchObject({ originalBatchSize: { N: '7' }, originalMaxConcurrency: { N: '5' } });
 
-    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
-      ':resume': { S: 'resume' },
-    });
+    await operatorSays('resume');
 
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
     expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
@@ -234,25 +250,25 @@ describe('pause: cool-down and half-open probing', () => {
   });
 });
 
-describe('pause: the operator', () => {
-  const resumeWith = async (token: string) =>
-    ops.clients.sfn.send(
-      new SendTaskSuccessCommand({
-        taskToken: token,
-        output: JSON.stringify({ action: 'resume', who: 'erin@example.com', why: 'dependency back' }),
-      }),
-    );
+const resumeWith = async (token: string) =>
+  ops.clients.sfn.send(
+    new SendTaskSuccessCommand({
+      taskToken: token,
+      output: JSON.stringify({ action: 'resume', who: 'erin@example.com', why: 'dependency back' }),
+    }),
+  );
 
+describe('pause: the operator', () => {
   it('stop: stays disabled past any cool-down, waiting with a token, until the operator resumes, whatever the input says', async () => {
     await trippedAsStop('quarantine-unwritable');
     // The input cannot lift a stop: only the breaker item and the operator count (issue 8, defect 2).
     const executionArn = await pause({ stop: false, reason: 'outage', cooldownSeconds: 1 });
 
     const waiting = await eventually('a stored task token', async () => {
-      const item = await breaker();
+      const item = await answer();
       return item.taskToken?.S ? item : undefined;
     });
-    expect(waiting).toMatchObject({
+    expect(await breaker()).toMatchObject({
       state: { S: 'open' },
       stop: { BOOL: true },
       reason: { S: 'quarantine-unwritable' },
@@ -269,27 +285,24 @@ describe('pause: the operator', () => {
     });
     expect(JSON.stringify(notes)).not.toContain(String(waiting.taskToken?.S));
 
-    // The CLI: operatorAction first, then the stored token.
-    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
-      ':resume': { S: 'resume' },
-    });
+    // The CLI: the answer first, then the stored token.
+    await operatorSays('resume');
     await resumeWith(String(waiting.taskToken?.S));
 
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
     expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
     const closed = await breaker();
     expect(closed.state).toStrictEqual({ S: 'closed' });
-    expect(closed.taskToken).toBeUndefined();
-    expect(closed.operatorAction).toBeUndefined();
+    expect((await answer()).action).toStrictEqual({ S: 'resume' });
   });
 
   it('an operator hold at a loop point: no probe, a stop recorded, a token stored; a hold answer waits again', async () => {
     const executionArn = await pause({ cooldownSeconds: 2 });
     await eventually('the breaker open', async () => (await breaker()).disabledAt);
 
-    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :hold', { ':hold': { S: 'hold' } });
+    await operatorSays('hold');
 
-    const first = await eventually('a stored task token', async () => (await breaker()).taskToken?.S, 10_000);
+    const first = await eventually('a stored task token', async () => (await answer()).taskToken?.S, 10_000);
     expect(await breaker()).toMatchObject({ state: { S: 'open' }, stop: { BOOL: true } });
     expect((await ops.mapping()).state).toBe('Disabled');
     await ops.clients.sfn.send(
@@ -299,14 +312,12 @@ describe('pause: the operator', () => {
       }),
     );
     const second = await eventually('a new task token', async () => {
-      const token = (await breaker()).taskToken?.S;
+      const token = (await answer()).taskToken?.S;
       return token && token !== first ? token : undefined;
     });
     expect(await ops.status(executionArn)).toBe('RUNNING');
 
-    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
-      ':resume': { S: 'resume' },
-    });
+    await operatorSays('resume');
     await resumeWith(second);
 
     expect((await ops.finished(executionArn)).status).toBe('SUCCEEDED');
@@ -315,15 +326,13 @@ describe('pause: the operator', () => {
 
   it('a resume set before the machine stores its token is not lost', async () => {
     await trippedAsStop('quarantine-capacity');
-    await ops.update(ops.tables.control, BREAKER, 'SET operatorAction = :resume', {
-      ':resume': { S: 'resume' },
-    });
+    await operatorSays('resume');
 
     const execution = await ops.finished(await pause());
 
     expect(execution.status).toBe('SUCCEEDED');
     expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
-    expect((await breaker()).taskToken).toBeUndefined();
+    expect((await answer()).taskToken).toBeUndefined();
   });
 
   it('takes the construct timings when the input has none, and rejects bad timings', async () => {
@@ -364,5 +373,80 @@ describe('pause: the operator', () => {
     expect(rejected).toMatchObject({ status: 'FAILED', error: 'InvalidInput' });
     expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
     expect((await breaker()).disabledAt).toBeUndefined();
+  });
+});
+
+/**
+ * Issue 22, defect 5: the consumer role may write the breaker item (it trips it, counts probes),
+ * so a stop it requested must not be something it can write away. The consumer's code trips the
+ * stop; then, with writes its role allows, it clears `stop`, moves to a new epoch, forges an
+ * operator's resume and starts a run of that epoch. Only `pq resume` may restore the mapping.
+ */
+describe('defect 5: a stop the consumer role can lift', () => {
+  const consumer = () => new ControlState(ops.clients.dynamodb, ops.tables.control);
+  const operator = () => new OperatorControl(ops.clients.dynamodb, ops.tables.control, 60);
+  const timings = { cooldownSeconds: 1, maxCooldownSeconds: 2, probeSeconds: 1, pollSeconds: 1 };
+  const waitsForOperator = async () => (await operator().read()).breaker.waitingForOperator || undefined;
+  /** An UpdateItem on the breaker item, as the consumer's role may make one. */
+  const consumerUpdate = (update: string, values: Record<string, AttributeValue>) =>
+    ops.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: ops.tables.control,
+        Key: BREAKER,
+        UpdateExpression: update,
+        ExpressionAttributeNames: namesIn(update),
+        ExpressionAttributeValues: values,
+      }),
+    );
+
+  it('a stop stays until pq resume, whatever the consumer writes on the breaker and whatever run it starts', async () => {
+    await consumerUpdate('SET #state = :closed', { ':closed': { S: 'closed' } });
+    const stop = await consumer().tripBreaker({
+      reason: 'quarantine-unwritable',
+      now: new Date(),
+      stop: true,
+    });
+    await ops.start('pause', `pause-${stop.epoch}`, {
+      kind: 'pause',
+      reason: 'quarantine-unwritable',
+      epoch: stop.epoch,
+      stop: true,
+      ...timings,
+    });
+    await eventually('the stop waits for an operator', waitsForOperator);
+
+    // The consumer's own writes: no stop, a new epoch, an operator's resume, and a run of it.
+    const forged = stop.epoch + 1;
+    await consumerUpdate(
+      'SET #stop = :false, #epoch = :forged, #reason = :outage, #operatorAction = :resume REMOVE #taskToken',
+      {
+        ':false': { BOOL: false },
+        ':forged': { N: String(forged) },
+        ':outage': { S: 'outage' },
+        ':resume': { S: 'resume' },
+      },
+    );
+    const run = await ops.start('pause', `pause-${forged}`, {
+      kind: 'pause',
+      reason: 'outage',
+      epoch: forged,
+      stop: false,
+      ...timings,
+    });
+    await eventually(
+      'the run restores the mapping or waits for an operator',
+      async () => (await ops.mapping()).state === 'Enabled' || (await waitsForOperator()),
+      20_000,
+    );
+    expect(await ops.mapping()).toMatchObject({ state: 'Disabled' });
+    expect(await ops.status(run)).toBe('RUNNING');
+
+    // pq resume: the operator's answer, then the waiting run's token.
+    const when = new Date().toISOString();
+    await operator().setOperatorAction('resume', { who: 'erin', when, what: 'resume', why: 'fixed' });
+    await resumeWith(String(await operator().breakerTaskToken()));
+    expect((await ops.finished(run)).status).toBe('SUCCEEDED');
+    expect(await ops.mapping()).toStrictEqual({ state: 'Enabled', ...ORIGINAL });
+    epoch = forged;
   });
 });

@@ -8,9 +8,11 @@
  *     stop) and the remaining poison messages stay in the queue, unquarantined.
  * One execution environment, so the share window (kept per environment) sees every message.
  */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { Duration } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerSortKey, OPERATOR_PARTITION } from '../../contract/control';
 import { ENV } from '../../contract/env';
 import { bool, demoBody, type E2e, holdsFor, num, startE2e, str } from './e2e-support';
 import { waitFor } from './support';
@@ -45,15 +47,25 @@ afterAll(async () => {
   await e2e?.stop();
 });
 
+/** The breaker, and whether the pause waits: a token on its episode's answer item (contract/control.ts). */
 const breakerState = async () => {
   const item = await e2e.breaker();
+  const epoch = num(item, 'epoch');
+  const { Item: answer } = await e2e.pipeline.clients.dynamodb.send(
+    new GetItemCommand({
+      TableName: e2e.pipeline.env(ENV.controlTable),
+      Key: { pk: { S: OPERATOR_PARTITION }, sk: { S: answerSortKey(epoch ?? 0) } },
+      ConsistentRead: true,
+    }),
+  );
+  const token = str(item, 'state') === 'closed' ? undefined : str(answer, 'taskToken');
   return {
     state: str(item, 'state'),
     reason: str(item, 'reason'),
     stop: bool(item, 'stop'),
-    epoch: num(item, 'epoch'),
-    waiting: str(item, 'taskToken') !== undefined,
-    token: str(item, 'taskToken'),
+    epoch,
+    waiting: token !== undefined,
+    token,
   };
 };
 

@@ -1,10 +1,19 @@
 /**
  * The control table in memory, with the conditions of lambdas/adapters/control-state.ts: one
- * breaker item tripped by a conditional write (one winner per epoch), probe counters only while
- * half-open, the isolation trial's count-down, failure events and first-discoverer crash counts.
- * A garbled breaker item is kept as its attributes and read by the adapter's own mapping.
+ * breaker item tripped by a conditional write (one winner per epoch), a stop request before each
+ * stop trip, probe counters only while half-open, the isolation trial's count-down, failure
+ * events and first-discoverer crash counts. A garbled breaker item is kept as its attributes and
+ * read by the adapter's own mapping. Of the operator partition it keeps the answer to the
+ * current episode (on `breaker`, as a new epoch's answer item starts empty), the stops lifted
+ * and the replay freeze.
  */
-import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, type BreakerAction } from '../../contract/control';
+import {
+  BREAKER_ATTRIBUTES as A,
+  BREAKER_STATE,
+  type BreakerAction,
+  CONSUMER_PARTITIONS,
+  stopRequestSortKey,
+} from '../../contract/control';
 import { type Item, ItemReader } from '../../lambdas/adapters/attribute-values';
 import { readBreaker } from '../../lambdas/adapters/control-items';
 import { type ControlSnapshot, lostCompletionSortKey } from '../../lambdas/adapters/control-state';
@@ -23,7 +32,7 @@ export interface StoredBreaker {
   readonly probeRepeatFailures?: number;
   /** Absent: none, as `probeRepeatFailures`. */
   readonly probeOwnFailures?: number;
-  /** `pq resume` / `pq hold`, until the pause closes the breaker or a new trip clears it. */
+  /** `pq resume` / `pq hold`: the answer item of this epoch (`operator`/`answer#<epoch>`). */
   readonly operatorAction?: BreakerAction;
 }
 
@@ -36,6 +45,10 @@ export class MemoryControl implements ControlPort {
   garbledBreaker: Item | undefined;
   isolation: IsolationTrial | undefined;
   replayFrozen = false;
+  /** Stop requests by sort key (`<ISO time>#<reason>`): added by stop trips, never removed. */
+  readonly stopRequests = new Set<string>();
+  /** The newest stop request an operator's resume lifted (`operator`/`stops-lifted`). */
+  stopsLiftedThrough: string | undefined;
   /** Failure events by sort key (`<ISO time>#<eventId>`), as the table's `failure` partition holds them. */
   readonly failures = new Map<string, FailureEvent & { readonly kind: string }>();
   readonly crashes = new Map<string, number>();
@@ -129,6 +142,10 @@ export class MemoryControl implements ControlPort {
     readonly now: Date;
     readonly stop: boolean;
   }): Promise<{ readonly tripped: boolean; readonly epoch: number }> {
+    if (trip.stop)
+      this.stopRequests.add(
+        keyed('requestStop', CONSUMER_PARTITIONS.stop, stopRequestSortKey(trip.now, trip.reason)),
+      );
     // The condition fails on a garbled item, and the loser learns its epoch if that can be read.
     const garbled = this.garbledBreaker;
     if (garbled !== undefined)
@@ -193,6 +210,20 @@ export class MemoryControl implements ControlPort {
     };
     this.isolation = trial;
     return trial;
+  }
+
+  /** The newest stop request no resume lifted: while one stands, the pause enables nothing. */
+  stopInForce(): string | undefined {
+    const newest = [...this.stopRequests].sort().at(-1);
+    const lifted = this.stopsLiftedThrough;
+    return newest !== undefined && (lifted === undefined || newest > lifted) ? newest : undefined;
+  }
+
+  /** `pq resume` lifts every stop request made so far (OperatorControl.setOperatorAction). */
+  liftStops(): void {
+    const newest = [...this.stopRequests].sort().at(-1);
+    if (newest !== undefined && (this.stopsLiftedThrough === undefined || newest > this.stopsLiftedThrough))
+      this.stopsLiftedThrough = newest;
   }
 
   async isolationMessagePassed(): Promise<IsolationTrial> {
