@@ -150,7 +150,7 @@ export const REPLAY_AUDIT = 'replay';
 
 /**
  * Resume and hold only mean something while consumption is paused (breaker open or half-open):
- * the pause execution reads `operatorAction` at each of its checkpoints. An unreadable breaker
+ * the pause execution reads the episode's answer at each of its checkpoints. An unreadable breaker
  * has no pause to answer: it is repaired first (core/breaker-reset.ts).
  */
 export function decideBreakerAction(
