@@ -12,6 +12,7 @@ import {
   nextWindowSeconds,
   type OpenBreaker,
   probesTheWindow,
+  restartCooldownSeconds,
   returnAfterPauseSeconds,
 } from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
@@ -220,7 +221,8 @@ async function checkPauseAlive(
   if (now - state.pauseCheckedAt < deps.config.controlCacheSeconds * 1000) return;
   state.pauseCheckedAt = now;
   try {
-    await keepPauseAlive(deps, breaker);
+    const cooldown = restartCooldownSeconds(breaker, now, deps.config.breakerTimings);
+    await keepPauseAlive(deps, breaker, cooldown);
   } catch (error) {
     // The records go back either way; the next check tries again.
     deps.logger.error('the pause execution could not be checked or restarted', {

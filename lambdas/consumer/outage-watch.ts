@@ -71,6 +71,8 @@ export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason):
 export async function keepPauseAlive(
   deps: ConsumerDeps,
   pause: { readonly epoch: number; readonly reason: string; readonly stop: boolean },
+  cooldownSeconds = deps.config.breakerTimings.cooldownSeconds,
 ): Promise<void> {
-  await deps.operations.startPause({ ...pause, ...deps.config.breakerTimings });
+  const { epoch, reason, stop } = pause;
+  await deps.operations.startPause({ epoch, reason, stop, ...deps.config.breakerTimings, cooldownSeconds });
 }

@@ -176,7 +176,34 @@ type WindowTimings = { readonly probeSeconds: number; readonly maxCooldownSecond
  * within `probeSeconds`, and the breaker reopens with its cool-down doubled (capped).
  */
 export function nextWindowSeconds(cooldownSeconds: number, timings: WindowTimings): number {
-  return Math.min(2 * cooldownSeconds, timings.maxCooldownSeconds) + timings.probeSeconds;
+  return reopenedCooldownSeconds(cooldownSeconds, timings) + timings.probeSeconds;
+}
+
+/** The cool-down a failed window reopens with: doubled, capped. */
+function reopenedCooldownSeconds(cooldownSeconds: number, timings: WindowTimings): number {
+  return Math.min(2 * cooldownSeconds, timings.maxCooldownSeconds);
+}
+
+/**
+ * The cool-down a pause run begins with when it is started again for this breaker (the run that
+ * drove it died): what keeps the episode's timeline, so its window opens when the dead run's next
+ * one would have. Open: at the end of the cool-down it was in. Half-open and holding (its window
+ * went against the dependency): after that window and the doubled cool-down its reopening would
+ * have set, which is when the records handed back for the next window come back
+ * (`nextWindowSeconds`). Begun again with the first cool-down, the run's window ended before they
+ * were visible and restored consumption in silence while the dependency was still down.
+ */
+export function restartCooldownSeconds(
+  breaker: OpenBreaker | HalfOpenBreaker,
+  now: number,
+  timings: WindowTimings,
+): number {
+  const cooled = breaker.openedAt + breaker.cooldownSeconds * 1000;
+  const windowOpens =
+    breaker.state === BREAKER_STATE.halfOpen
+      ? cooled + (timings.probeSeconds + reopenedCooldownSeconds(breaker.cooldownSeconds, timings)) * 1000
+      : cooled;
+  return Math.max(0, Math.ceil((windowOpens - now) / 1000));
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   isPoisonSuspect,
   type PauseReason,
   pauseWaitsForOperator,
+  restartCooldownSeconds,
   returnAfterPauseSeconds,
 } from '../../lambdas/core/breaker';
 import type { ErrorClass, FailureCounters } from '../../lambdas/core/types';
@@ -126,5 +127,41 @@ describe('returnAfterPauseSeconds', () => {
 
   it('given a stop, then the records keep their visibility timeout', () => {
     expect(returnAfterPauseSeconds({ ...breaker, stop: true }, openedAt, timings)).toBeUndefined();
+  });
+});
+
+describe("restartCooldownSeconds: a pause run started again keeps the episode's timeline", () => {
+  const openedAt = Date.parse('2026-12-01T00:00:00Z');
+  const timings = { probeSeconds: 30, maxCooldownSeconds: 200 };
+  const open = {
+    state: 'open',
+    reason: 'outage',
+    epoch: 3,
+    openedAt,
+    cooldownSeconds: 60,
+    stop: false,
+  } as const;
+  const holding = {
+    ...open,
+    state: 'half-open',
+    probeSuccesses: 0,
+    probeFailures: 2,
+    probeRepeatFailures: 0,
+  } as const;
+
+  it.each<[string, BreakerRecord & { state: 'open' | 'half-open' }, number, number]>([
+    ['open, 20 s into its cool-down: the 40 s left of it', open, 20_000, 40],
+    ['open, past its cool-down: at once', open, 90_000, 0],
+    // The dead run's window was [60 s, 90 s]; it would have reopened for 120 s: the next opens at 210 s.
+    ['half-open and holding, at the start of its window: until the window after it', holding, 60_000, 150],
+    ['half-open and holding, at its end: the doubled cool-down', holding, 90_000, 120],
+    [
+      'half-open with a cool-down near the cap: the capped one',
+      { ...holding, cooldownSeconds: 150 },
+      150_000,
+      230,
+    ],
+  ])('given %s', (_, breaker, elapsedMs, expected) => {
+    expect(restartCooldownSeconds(breaker, openedAt + elapsedMs, timings)).toBe(expected);
   });
 });
