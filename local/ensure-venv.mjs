@@ -99,7 +99,8 @@ function runDirectly() {
   );
 }
 
-if (runDirectly()) {
+/** For a command line: `ensureVenv()`, or its reason printed without a stack and exit code 1. */
+export function ensureVenvOrExit() {
   try {
     ensureVenv();
   } catch (error) {
@@ -108,3 +109,5 @@ if (runDirectly()) {
     process.exit(1);
   }
 }
+
+if (runDirectly()) ensureVenvOrExit();

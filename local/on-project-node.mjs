@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { ensureVenv, PROJECT_NODE, PROJECT_ROOT, VenvError } from './ensure-venv.mjs';
+import { ensureVenvOrExit, PROJECT_NODE, PROJECT_ROOT } from './ensure-venv.mjs';
 
 const PROJECT_MAJOR = Number(readFileSync(join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim());
 
@@ -44,11 +44,5 @@ function runChild(args) {
   });
 }
 
-try {
-  ensureVenv();
-} catch (error) {
-  if (!(error instanceof VenvError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+ensureVenvOrExit();
 runChild(process.argv.slice(2));

@@ -4,6 +4,7 @@
  * task token that only `taskTokenOf` ever returns, and rule 11a's open-record count moving with
  * every record write, exactly once.
  */
+
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
@@ -19,6 +20,7 @@ import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
+import { aQuarantineRecord } from '../support/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const MIB = 1_048_576;
@@ -37,27 +39,7 @@ beforeAll(async () => {
 afterAll(async () => pipeline?.stop());
 
 function newRecord(overrides: Partial<NewQuarantineRecord> = {}): NewQuarantineRecord {
-  const id = overrides.id ?? `q-${randomUUID().replace(/-/g, '').slice(0, 16)}-g0-a3`;
-  return {
-    id,
-    status: 'open',
-    reason: 'crash-limit',
-    cause: 'unidentified',
-    messageKey: `key-${id}`,
-    messageId: randomUUID(),
-    generation: 0,
-    attemptsStarted: 3,
-    attemptsCharged: 3,
-    stage: 'parsed',
-    errorSignature: 'crash:parsed',
-    firstAttemptAt: '2030-01-01T00:00:00.000Z',
-    lastAttemptAt: '2030-01-01T00:05:00.000Z',
-    createdAt: '2030-01-01T00:06:00.000Z',
-    sourceQueueArn: pipeline.names.sourceQueueArn,
-    ...quarantineObjectKeys(id),
-    bodyBytes: 12,
-    ...overrides,
-  };
+  return aQuarantineRecord(pipeline.names.sourceQueueArn, overrides);
 }
 
 async function versionsOf(key: string) {

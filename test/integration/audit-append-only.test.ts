@@ -4,16 +4,16 @@
  * conditional-writes.ts, AUDIT_INTACT): a trail replaced or removed in between refuses the write
  * and is left as it was found, or, for an answer to a pause, is kept aside while a new one begins.
  */
-import { randomUUID } from 'node:crypto';
+
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
 import { QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
 import { OperatorControl } from '../../lambdas/adapters/operator-control';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
-import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
+import { QuarantineWriter } from '../../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
-import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
+import { aQuarantineRecord } from '../support/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const NOW = new Date('2030-01-01T00:10:00.000Z');
@@ -37,26 +37,8 @@ afterAll(async () => pipeline?.stop());
 
 /** An open record with two audit entries pq appended. */
 async function recordWithTrail(): Promise<string> {
-  const id = `q-${randomUUID().replace(/-/g, '').slice(0, 16)}-g0-a3`;
-  const record: NewQuarantineRecord = {
-    id,
-    status: 'open',
-    reason: 'crash-limit',
-    cause: 'unidentified',
-    messageKey: `key-${id}`,
-    messageId: randomUUID(),
-    generation: 0,
-    attemptsStarted: 3,
-    attemptsCharged: 3,
-    stage: 'parsed',
-    errorSignature: 'crash:parsed',
-    firstAttemptAt: '2030-01-01T00:00:00.000Z',
-    lastAttemptAt: '2030-01-01T00:05:00.000Z',
-    createdAt: '2030-01-01T00:06:00.000Z',
-    sourceQueueArn: pipeline.names.sourceQueueArn,
-    ...quarantineObjectKeys(id),
-    bodyBytes: 12,
-  };
+  const record = aQuarantineRecord(pipeline.names.sourceQueueArn);
+  const { id } = record;
   const { s3, dynamodb } = pipeline.clients;
   await new QuarantineWriter(
     s3,
