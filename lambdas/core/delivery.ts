@@ -114,13 +114,16 @@ const SETTLES_ITS_MESSAGE = new Set<DeliveryDecision['kind']>([
  * message's bytes, and a lost completion acknowledges the delivery as done. Another message under
  * the same key (other id, other bytes) arriving first is quarantined on its own, never
  * acknowledged through the first one's work; the original is still in the queue and comes back.
+ * So is another message that must wait for the attempt in flight but is on its last receive:
+ * handed back, SQS would move it to the backstop, past any record.
  */
 function ownSettlement(
   previous: LedgerItem,
   delivered: Delivered,
   decision: DeliveryDecision,
 ): DeliveryDecision {
-  const settles = SETTLES_ITS_MESSAGE.has(decision.kind);
+  const settles =
+    SETTLES_ITS_MESSAGE.has(decision.kind) || (decision.kind === 'busy' && delivered.lastReceive === true);
   return settles && isOtherMessage(previous, delivered) ? { kind: 'key-collision' } : decision;
 }
 

@@ -239,6 +239,33 @@ describe('an attempt that may still be running', () => {
     },
   );
 
+  it('given another message under the key on its last receive, then it is kept apart, not handed to the backstop', () => {
+    // Prepare: the attempt in flight is another message's; SQS moves this one past its last receive.
+    const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:50.000Z', bodyDigest: 'digest-1' });
+    const delivered = { messageId: 'another', bodyDigest: 'digest-2', lastReceive: true };
+
+    // Act
+    const decision = decideDelivery(
+      previous,
+      undefined,
+      policy,
+      Date.parse('2025-01-01T00:00:00.000Z'),
+      delivered,
+    );
+
+    // Assess
+    expect(decision).toStrictEqual({ kind: 'key-collision' });
+  });
+
+  it('given the same message again on its last receive while its attempt runs, then it still waits', () => {
+    const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:50.000Z' });
+    const decision = decideDelivery(previous, undefined, policy, Date.parse('2025-01-01T00:00:00.000Z'), {
+      ...REDELIVERED,
+      lastReceive: true,
+    });
+    expect(decision).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
+  });
+
   it('given it started exactly one timeout ago, then it counts as crashed', () => {
     const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:30.000Z' });
     const decision = decideDelivery(
