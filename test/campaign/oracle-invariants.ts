@@ -77,7 +77,7 @@ export const everyMessageCompletedOrKept: Check = (observation) => {
 export const backstopOnlyWhenNothingCouldTell: Check = (observation) => {
   const input = oracleInput(observation);
   const problems = observation.world.queue.backstop
-    .filter((message) => !mayReachTheBackstop(input, message.messageId))
+    .filter((message) => !mayReachTheBackstop(input, message))
     .map(
       (message) =>
         `message ${message.messageId} reached the backstop, though its last receive neither crashed nor found our own tables failing`,

@@ -110,13 +110,24 @@ export function possibleReasons(
   return reasons;
 }
 
+/** A copy of a message SQS moved to the backstop: sent at `sentAt`, received `receiveCount` times. */
+export interface BackstopCopy {
+  readonly messageId: string;
+  readonly sentAt: number;
+  readonly receiveCount: number;
+}
+
 /**
  * "The last receive quarantines": SQS's backstop may take a message only when nothing could
  * tell its last receive was the last: the worker died during it (its first crash), or our own
- * tables failed it (then nothing can be written, rule 11a: it stays in the queue).
+ * tables failed it (then nothing can be written, rule 11a: it stays in the queue). The last
+ * receive is the copy's own: the `receiveCount`-th since it was sent (SQS may deliver the same
+ * messageId again later, as a new copy with receives of its own).
  */
-export function mayReachTheBackstop(input: OracleInput, messageId: string): boolean {
-  const last = input.receives.filter((receive) => receive.messageId === messageId).at(-1);
+export function mayReachTheBackstop(input: OracleInput, copy: BackstopCopy): boolean {
+  const last = input.receives.filter(
+    (receive) => receive.messageId === copy.messageId && receive.at >= copy.sentAt,
+  )[copy.receiveCount - 1];
   if (last === undefined) return false;
   const died = input.deaths.get(last.envId) ?? Number.NEGATIVE_INFINITY;
   const diedDuringIt =
