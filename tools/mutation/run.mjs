@@ -1,0 +1,58 @@
+// npm run mutation [-- --incremental] [-- --json] [-- other Stryker options, e.g. --mutate FILE]
+//
+// Without --incremental: a full run. Every mutant of lambdas/core and lambdas/consumer is
+// tested. With --incremental: only mutants whose code or covering tests changed since the
+// incremental file (reports/mutation/stryker-incremental.json) are tested again, the others keep
+// their result (the CI form). With --mutate FILES: those files' mutants, the others kept.
+// Each rewrites the incremental file and the slim report (reports/mutation/mutation.json).
+// Then prints the score per folder (or, with --json, the summary as JSON) and fails when a
+// survivor is not listed in tools/mutation/survivors.json or a folder is below 90%.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FULL_REPORT, printText, readReport, SLIM_REPORT, SURVIVORS, slim, summarise } from './summary.mjs';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const incremental = args.includes('--incremental');
+const passed = args.filter((arg) => arg !== '--json' && arg !== '--incremental');
+const partial = passed.some((arg) => arg === '--mutate' || arg === '-m' || arg.startsWith('--mutate='));
+
+const started = Date.now();
+const stryker = spawnSync(
+  process.execPath,
+  [
+    join(ROOT, 'node_modules/@stryker-mutator/core/bin/stryker.js'),
+    'run',
+    'stryker.config.mjs',
+    '--logLevel',
+    'warn',
+    // Every run reads and rewrites the incremental file; a full run tests every mutant again
+    // (--force), an incremental run or one of some files (--mutate) only what changed or was named,
+    // keeping the other mutants' results.
+    '--incremental',
+    ...(incremental || partial ? [] : ['--force']),
+    ...passed,
+  ],
+  { cwd: ROOT, stdio: ['ignore', json ? process.stderr : 'inherit', 'inherit'] },
+);
+const seconds = Math.round((Date.now() - started) / 1000);
+if (stryker.status !== 0) {
+  console.error(`stryker exited with ${stryker.status ?? stryker.signal}`);
+  process.exit(2);
+}
+const report = readReport(FULL_REPORT);
+writeFileSync(join(ROOT, SLIM_REPORT), `${JSON.stringify(slim(report))}\n`);
+const listed = JSON.parse(readFileSync(join(ROOT, SURVIVORS), 'utf8')).survivors;
+const summary = {
+  mode: partial ? 'partial' : incremental ? 'incremental' : 'full',
+  seconds,
+  ...summarise(report, listed),
+};
+if (json) console.log(JSON.stringify(summary, null, 2));
+else {
+  printText(summary);
+  console.log(`(${summary.mode} run, ${seconds} s)`);
+}
+process.exit(summary.ok ? 0 : 1);
