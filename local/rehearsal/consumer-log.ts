@@ -3,7 +3,8 @@
  * over: `{"event":"record", messageId, outcome, calls}` once per record an invocation finished
  * (lambdas/consumer/batch.ts) and `{"event":"quarantined", messageId, quarantineId, reason}`
  * (lambdas/consumer/quarantine-step.ts). A crash writes nothing: the runner's 'crash' and
- * 'timeout' events say which messages the dead environment held.
+ * 'timeout' events say which messages the dead environment held, and its 'invoke' events how
+ * many times each message was received (the runner hands every message it receives to one).
  */
 import type { CallCounts } from '../../lambdas/consumer/call-meter';
 import type { RecordOutcome } from '../../lambdas/consumer/record-lifecycle';
@@ -15,6 +16,8 @@ export interface RecordLine {
   readonly messageId: string;
   readonly outcome: RecordOutcome;
   readonly calls: MeasuredCalls;
+  /** When it was logged (the logger's timestamp, else its arrival), epoch milliseconds. */
+  readonly at: number;
 }
 
 export interface QuarantinedLine {
@@ -53,6 +56,8 @@ export interface ConsumerLog {
   readonly deaths: Death[];
   /** The record lines of one SQS message. */
   recordsOf(messageId: string): RecordLine[];
+  /** How many invocations the runner handed one SQS message to: its receives. */
+  receivesOf(messageId: string): number;
   /** Stops listening. */
   close(): void;
 }
@@ -69,11 +74,15 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
   const quarantined: QuarantinedLine[] = [];
   const controls: ControlLine[] = [];
   const deaths: Death[] = [];
+  const receives = new Map<string, number>();
   const unsubscribe = [
+    runner.on('invoke', ({ messageIds }) => {
+      for (const id of messageIds) receives.set(id, (receives.get(id) ?? 0) + 1);
+    }),
     runner.on('log', ({ line }) => {
       const entry = parseLine(line);
       if (entry?.event === 'record' && typeof entry.messageId === 'string') {
-        const record = entry as unknown as RecordLine;
+        const record = { ...(entry as unknown as RecordLine), at: loggedAt(entry) };
         records.push(record);
         listener.record?.(record);
       } else if (entry?.event === 'quarantined' && typeof entry.messageId === 'string') {
@@ -81,11 +90,10 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
         quarantined.push(line);
         listener.quarantined?.(line);
       } else if (typeof entry?.event === 'string' && CONTROL_EVENTS.has(entry.event)) {
-        const logged = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN;
         const control: ControlLine = {
           event: entry.event,
           ...(typeof entry.reason === 'string' ? { reason: entry.reason } : {}),
-          at: Number.isFinite(logged) ? logged : Date.now(),
+          at: loggedAt(entry),
         };
         controls.push(control);
         listener.control?.(control);
@@ -109,10 +117,17 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
     controls,
     deaths,
     recordsOf: (messageId) => records.filter((record) => record.messageId === messageId),
+    receivesOf: (messageId) => receives.get(messageId) ?? 0,
     close: () => {
       for (const off of unsubscribe) off();
     },
   };
+}
+
+/** The logger's timestamp of a line, else now (it has just arrived). */
+function loggedAt(entry: Record<string, unknown>): number {
+  const logged = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN;
+  return Number.isFinite(logged) ? logged : Date.now();
 }
 
 /** A log line as its JSON object; anything else (a plain line, an array) is undefined. */

@@ -84,6 +84,9 @@ function totalsChecks(expected: ExpectedTotals, observed: Observed): Check[] {
     atLeastOrEqual('completed', expected.completed, observed.completed),
     atLeastOrEqual('quarantined', expected.quarantined, observed.quarantined),
     atLeastOrEqual('left in queue', expected.leftInQueue, observed.leftInQueue),
+    ...(expected.backstop === undefined
+      ? []
+      : [atLeastOrEqual('in the backstop', expected.backstop, observed.backstop)]),
     counts('quarantine reasons', expected.quarantineReasons, observed.quarantineReasons),
     counts('external requests', expected.externalRequests, observed.externalRequests),
   ];

@@ -1,8 +1,9 @@
 /**
  * A settled scenario's figures, read from the AWS state itself: attempts and completions from
  * the ledger, quarantines from the quarantine table (the operator's read path), what is left
- * from the queue's attributes, and external requests from the outside system's own counts. Only
- * the cost per healthy message comes from the consumer: its call meter, logged per record.
+ * and what reached the backstop from the queues' attributes, and external requests from the
+ * outside system's own counts. Only the cost per healthy message comes from the consumer (its
+ * call meter, logged per record), and the receives per message from the runner.
  */
 import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { ConsumerLog, MeasuredCalls } from './consumer-log';
@@ -21,6 +22,8 @@ export interface MessageState {
   readonly state: string;
   readonly attempts: number;
   readonly charged: number;
+  /** Invocations the runner handed it to (the SQS message it was last sent as). */
+  readonly receives: number;
 }
 
 export interface QuarantineLabel {
@@ -37,6 +40,8 @@ export interface Observed {
   readonly completed: number;
   readonly quarantined: number;
   readonly leftInQueue: number;
+  /** Messages in the backstop (the source queue's dead-letter queue): visible, in flight or delayed. */
+  readonly backstop: number;
   readonly quarantineReasons: Record<string, number>;
   readonly externalRequests: Record<string, number>;
   /** The most any healthy message cost (so the floor holds for each); null when none was healthy. */
@@ -91,15 +96,18 @@ export interface ObserveInput {
   readonly sent: ReadonlyMap<string, string>;
   /** The outside system's requests per message label. */
   readonly outside: Readonly<Record<string, number>>;
+  /** When the first isolation trial began (epoch ms); absent: none did. */
+  readonly firstTrialAt?: number;
 }
 
 export async function observe(input: ObserveInput): Promise<Observed> {
   const { probe, labels } = input;
   const keys = [...labels.keys()];
-  const [items, records, queue] = await Promise.all([
+  const [items, records, queue, backstop] = await Promise.all([
     probe.ledgerItems(keys),
     probe.quarantineRecords(),
     probe.queueDepth(),
+    probe.backstopDepth(),
   ]);
   const entries = keys.flatMap((key) => {
     const item = items.get(key);
@@ -116,6 +124,7 @@ export async function observe(input: ObserveInput): Promise<Observed> {
     completed: entries.filter(({ item }) => item.state === 'completed').length,
     quarantined: records.length,
     leftInQueue: queue.total,
+    backstop: backstop.total,
     quarantineReasons: countBy(records.map((record) => record.reason)),
     externalRequests: Object.fromEntries(Object.entries(input.outside).filter(([, count]) => count > 0)),
     callsPerHealthyMessage: calls,
@@ -135,12 +144,14 @@ export async function observe(input: ObserveInput): Promise<Observed> {
     messages: keys.map((key) => {
       const item = items.get(key);
       const id = labels.get(key) as string;
+      const messageId = input.sent.get(id) ?? key;
       return {
         id,
-        messageId: input.sent.get(id) ?? key,
+        messageId,
         state: item?.state ?? 'never started',
         attempts: item?.attempts ?? 0,
         charged: item?.charged ?? 0,
+        receives: input.log.receivesOf(messageId),
       };
     }),
     ...(operations === undefined ? {} : { operations }),
@@ -183,7 +194,9 @@ async function operationsFigures(
  * `completed` on that first attempt. A message declaring an external call costs its two extra
  * writes by design (rule 8), so it is not a measure of the wrapper's own floor; nor is one an
  * injected fault may have hit (a retried write costs a write), so a fault without a `message`
- * leaves none to measure.
+ * leaves none to measure; nor is one logged once an isolation trial had begun: a message that
+ * passes a trial counts it down (rule 6), a write by design, and the consumer's cached control
+ * state may still see a trial that has ended, so only what completed before the first is measured.
  */
 function healthyMessages(input: ObserveInput, items: ReadonlyMap<string, LedgerEntry | undefined>) {
   const byLabel = new Map(input.scenario.messages.map((message) => [message.id, message]));
@@ -198,7 +211,8 @@ function healthyMessages(input: ObserveInput, items: ReadonlyMap<string, LedgerE
       !faulted(id) &&
       items.get(key)?.attempts === 1 &&
       lines.length === 1 &&
-      lines[0].outcome.kind === 'completed';
+      lines[0].outcome.kind === 'completed' &&
+      lines[0].at < (input.firstTrialAt ?? Number.POSITIVE_INFINITY);
     return healthy ? [{ id, calls: lines[0].calls }] : [];
   });
 }

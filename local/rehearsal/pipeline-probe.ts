@@ -5,7 +5,12 @@
  */
 import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
-import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import type { QuarantineStatus } from '../../contract/quarantine';
 import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
@@ -113,8 +118,30 @@ export class PipelineProbe {
   }
 
   async queueDepth(): Promise<QueueDepth> {
-    const depth = await this.queue.depth();
-    return { ...depth, total: depth.visible + depth.inFlight + depth.delayed };
+    return withTotal(await this.queue.depth());
+  }
+
+  /**
+   * The backstop's depth: the dead-letter queue the source queue's RedrivePolicy names, where SQS
+   * moves a message at its last receive whatever our ledger says. Found from the queue itself,
+   * not from the stack, so the figure is the queue SQS really redrives to.
+   */
+  async backstopDepth(): Promise<QueueDepth> {
+    const { sqs } = this.pipeline.clients;
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['RedrivePolicy'] }),
+    );
+    if (Attributes?.RedrivePolicy === undefined)
+      throw new Error(`the source queue ${this.queueUrl} has no RedrivePolicy: no backstop to read`);
+    const { deadLetterTargetArn } = JSON.parse(Attributes.RedrivePolicy) as { deadLetterTargetArn: string };
+    // arn:aws:sqs:<region>:<account>:<queue name>
+    const [, , , , account, name] = deadLetterTargetArn.split(':');
+    const { QueueUrl } = await sqs.send(
+      new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }),
+    );
+    if (QueueUrl === undefined) throw new Error(`GetQueueUrl returned no URL for ${deadLetterTargetArn}`);
+    // SourceQueue's depth reads any queue's three counts.
+    return withTotal(await new SourceQueue(sqs, QueueUrl).depth());
   }
 
   /** The ledger item of each key (strongly consistent reads), undefined where none exists yet. */
@@ -209,6 +236,10 @@ export class PipelineProbe {
       ...times,
     };
   }
+}
+
+function withTotal(depth: SqsDepth): QueueDepth {
+  return { ...depth, total: depth.visible + depth.inFlight + depth.delayed };
 }
 
 /** A number as the tables keep it: epoch milliseconds (N) or ISO-8601 (S). */

@@ -71,7 +71,7 @@ function tableHeader(): string {
 
 function stateLines(observed: Observed): string[] {
   return [
-    `  messages:     ${observed.messages.map((message) => `${message.id} ${message.state} (${plural(message.attempts, 'attempt')}, ${message.charged} charged)`).join('; ')}`,
+    `  messages:     ${observed.messages.map((message) => `${message.id} ${message.state} (${plural(message.attempts, 'attempt')}, ${message.charged} charged, ${plural(message.receives, 'receive')})`).join('; ')}`,
     `  quarantine:   ${
       observed.quarantine.length === 0
         ? 'none'
@@ -82,6 +82,7 @@ function stateLines(observed: Observed): string[] {
             )
             .join('; ')
     }`,
+    `  backstop:     ${plural(observed.backstop, 'message')} (the source queue's dead-letter queue: visible, in flight or delayed)`,
     `  external requests per message: ${showCounts(observed.externalRequests)}`,
   ];
 }
@@ -349,6 +350,7 @@ function observedJson(observed: Observed) {
     completedWithoutPerson: observed.completedWithoutPerson,
     quarantine: observed.quarantine,
     messages: observed.messages,
+    backstop: observed.backstop,
     ...(observed.operations ?? {}),
     ...(observed.isolation ? { isolation: observed.isolation } : {}),
   };

@@ -185,6 +185,7 @@ async function play(
     );
     await waitForLogLines(log, probe, keys, logIdOf);
     const observeNow = async () => {
+      const trials = (await isolation?.trialsSince(sentAt)) ?? [];
       const observed = await observe({
         scenario,
         probe,
@@ -192,8 +193,8 @@ async function play(
         labels,
         sent,
         outside: pipeline.outside.counts(),
+        ...(trials.length === 0 ? {} : { firstTrialAt: sentAt + trials[0].startedAt }),
       });
-      const trials = (await isolation?.trialsSince(sentAt)) ?? [];
       return trials.length === 0 ? observed : { ...observed, isolation: trials };
     };
     const observed = await observeNow();

@@ -51,6 +51,11 @@ const totalsShape = {
   leftInQueue: count.meta({
     description: 'Messages left in the source queue: visible, in flight or delayed.',
   }),
+  backstop: count.optional().meta({
+    description:
+      "Messages in the backstop, the source queue's dead-letter queue (visible, in flight or delayed): " +
+      'SQS moved them there at their last receive, past every rule of ours.',
+  }),
   quarantineReasons: countsBy(QUARANTINE_REASONS, 'a quarantine reason').meta({
     description: 'Quarantine records per reason.',
   }),

@@ -31,12 +31,16 @@ describe('the seed rehearsal: M3 crashes the parser, one message in flight, limi
     });
   });
 
-  it('charges M3 three attempts and quarantines it without a fourth; M4 and M5 need nobody', () => {
+  it('charges M3 three attempts and quarantines it at its fourth receive without a fourth attempt; M4 and M5 need nobody', () => {
     expect(seed.observed.messages.find((message) => message.id === 'M3')).toMatchObject({
       state: 'quarantined',
       attempts: 3,
       charged: 3,
+      receives: 4,
     });
+    // Issue 22, defect 14: the receive counts and the backstop are read from the run itself.
+    expect(seed.observed.messages.filter((message) => message.receives === 1)).toHaveLength(4);
+    expect(seed.observed.backstop).toBe(0);
     expect(seed.observed.quarantine).toMatchObject([
       { id: 'M3', reason: 'crash-limit', status: 'open', attemptsStarted: 3 },
     ]);

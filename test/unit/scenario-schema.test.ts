@@ -9,11 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import { QUARANTINE_REASONS } from '../../lambdas/core/types';
+import type { ConsumerLog, RecordLine } from '../../local/rehearsal/consumer-log';
 import { DEFAULT_SCENARIOS, SEED, SEED_VARIANT_VERIFIED } from '../../local/rehearsal/default-scenarios';
 import { IsolationWatch } from '../../local/rehearsal/isolation-watch';
-import type { Observed } from '../../local/rehearsal/observe';
-import type { IsolationView } from '../../local/rehearsal/pipeline-probe';
+import { type Observed, observe } from '../../local/rehearsal/observe';
+import type { IsolationView, PipelineProbe } from '../../local/rehearsal/pipeline-probe';
 import { jsonReport, ran, textReport } from '../../local/rehearsal/report';
 import type { ScenarioRun } from '../../local/rehearsal/run-scenario';
 import {
@@ -337,6 +339,7 @@ describe('the judge and the report', () => {
     completedWithoutPerson: ['M1'],
     quarantine: [],
     messages: [],
+    backstop: 0,
   };
   const runOf = (scenario: Scenario, seen: Observed = observed, killedAtDeadline = 0): ScenarioRun => ({
     scenario,
@@ -371,6 +374,97 @@ describe('the judge and the report', () => {
       { figure: 'completed', expected: '>= 5', observed: '5', pass: true },
       { figure: 'quarantined', expected: '>= 2', observed: '1', pass: false },
     ]);
+  });
+
+  it("defect 14: given receive counts and the backstop's depth, then the report shows them and judges an expected backstop", () => {
+    // Prepare: M3 quarantined at its fourth receive, and one message in the dead-letter queue.
+    const seen: Observed = {
+      ...observed,
+      messages: [
+        { id: 'M1', messageId: 'sqs-1', state: 'completed', attempts: 1, charged: 0, receives: 1 },
+        { id: 'M3', messageId: 'sqs-3', state: 'quarantined', attempts: 3, charged: 3, receives: 4 },
+      ],
+      backstop: 1,
+    };
+    const scenario = { ...SEED, expected: { ...SEED.expected, backstop: 0 } };
+    // Act
+    const results = [ran(runOf(scenario, seen))];
+    // Assess
+    const checks = results[0].kind === 'ran' ? results[0].verdict.checks : [];
+    expect(checks.filter((check) => check.figure === 'in the backstop')).toStrictEqual([
+      { figure: 'in the backstop', expected: '0', observed: '1', pass: false },
+    ]);
+    const report = textReport(results, 3000);
+    expect(report).toContain(
+      '  messages:     M1 completed (1 attempt, 0 charged, 1 receive); M3 quarantined (3 attempts, 3 charged, 4 receives)\n',
+    );
+    expect(report).toContain(
+      "  backstop:     1 message (the source queue's dead-letter queue: visible, in flight or delayed)\n",
+    );
+    const json = JSON.parse(jsonReport(results, 3000)).scenarios[0].observed;
+    expect(json.backstop).toBe(1);
+    expect(json.messages.map((message: { receives: number }) => message.receives)).toStrictEqual([1, 4]);
+  });
+
+  it('defect 14: given a scenario that expects no backstop figure, then none is judged, yet the report shows it', () => {
+    // Act
+    const results = [ran(runOf(SEED))];
+    // Assess
+    const checks = results[0].kind === 'ran' ? results[0].verdict.checks : [];
+    expect(checks.map((check) => check.figure)).not.toContain('in the backstop');
+    expect(textReport(results, 3000)).toContain(
+      "  backstop:     0 messages (the source queue's dead-letter queue",
+    );
+  });
+
+  it('defect 14: given an isolation trial, then only messages completed before it began are measured against the floor', async () => {
+    // Prepare: M1 completed before the trial began, M2 during it, counting the trial down (a write).
+    const completed = (messageId: string, at: number, dynamodbWrites: number): RecordLine => ({
+      messageId,
+      at,
+      outcome: { kind: 'completed' },
+      calls: { dynamodbWrites, dynamodbReads: 0, s3: 0, sqs: 0, sfn: 0 },
+    });
+    const records = [completed('sqs-1', 1_000, 2), completed('sqs-2', 3_000, 3)];
+    const log = {
+      records,
+      recordsOf: (id: string) => records.filter((line) => line.messageId === id),
+      receivesOf: () => 1,
+    } as unknown as ConsumerLog;
+    const item = { state: 'completed', attempts: 1, charged: 0, generation: 0 } as LedgerEntry;
+    const empty = { visible: 0, inFlight: 0, delayed: 0, total: 0 };
+    const probe = {
+      ledgerItems: async (keys: string[]) => new Map(keys.map((key) => [key, item])),
+      quarantineRecords: async () => [],
+      queueDepth: async () => empty,
+      backstopDepth: async () => empty,
+    } as unknown as PipelineProbe;
+    const scenario: Scenario = {
+      ...SEED,
+      messages: [
+        { id: 'M1', behaviour: 'succeed' },
+        { id: 'M2', behaviour: 'succeed' },
+      ],
+    };
+    // Act
+    const seen = await observe({
+      scenario,
+      probe,
+      log,
+      labels: new Map([
+        ['sqs-1', 'M1'],
+        ['sqs-2', 'M2'],
+      ]),
+      sent: new Map([
+        ['M1', 'sqs-1'],
+        ['M2', 'sqs-2'],
+      ]),
+      outside: {},
+      firstTrialAt: 2_000,
+    });
+    // Assess
+    expect(seen.healthyMessages).toStrictEqual(['M1']);
+    expect(seen.callsPerHealthyMessage?.dynamodbWrites).toBe(2);
   });
 
   it('given isolation trials seen, then the report shows when each started, restarted and ended', async () => {
