@@ -8,7 +8,7 @@
 // Then prints the score per folder (or, with --json, the summary as JSON) and fails when a
 // survivor is not listed in tools/mutation/survivors.json or a folder is below 90%.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FULL_REPORT, printText, readReport, SLIM_REPORT, SURVIVORS, slim, summarise } from './summary.mjs';
 
@@ -19,11 +19,14 @@ const incremental = args.includes('--incremental');
 const passed = args.filter((arg) => arg !== '--json' && arg !== '--incremental');
 const partial = passed.some((arg) => arg === '--mutate' || arg === '-m' || arg.startsWith('--mutate='));
 
+const STRYKER = join(ROOT, 'tools/mutation/node_modules/@stryker-mutator/core/bin/stryker.js');
+installStrykerOnFirstUse();
+
 const started = Date.now();
 const stryker = spawnSync(
   process.execPath,
   [
-    join(ROOT, 'node_modules/@stryker-mutator/core/bin/stryker.js'),
+    STRYKER,
     'run',
     'stryker.config.mjs',
     '--logLevel',
@@ -56,3 +59,19 @@ else {
   console.log(`(${summary.mode} run, ${seconds} s)`);
 }
 process.exit(summary.ok ? 0 : 1);
+
+/**
+ * Stryker lives in a package of its own (tools/mutation/package.json, pinned by its lock), not in
+ * the project's dependencies: its prompts need Node.js 22, and `npm ci` must stay quiet on 20.
+ */
+function installStrykerOnFirstUse() {
+  if (existsSync(STRYKER)) return;
+  console.error('poison-quarantine: installing Stryker into tools/mutation/node_modules (first run) ...');
+  const npm = spawnSync('npm', ['ci', '--prefix', join(ROOT, 'tools/mutation'), '--no-audit', '--no-fund'], {
+    stdio: ['ignore', process.stderr, 'inherit'],
+  });
+  if (npm.status !== 0) {
+    console.error('poison-quarantine: npm ci in tools/mutation failed');
+    process.exit(2);
+  }
+}
