@@ -58,6 +58,8 @@ export interface ConsumerLog {
   recordsOf(messageId: string): RecordLine[];
   /** How many invocations the runner handed one SQS message to: its receives. */
   receivesOf(messageId: string): number;
+  /** The longest an invocation that answered (returned or threw) took, ms; 0 before any answered. */
+  slowestAnsweredMs(): number;
   /** Stops listening. */
   close(): void;
 }
@@ -75,7 +77,13 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
   const controls: ControlLine[] = [];
   const deaths: Death[] = [];
   const receives = new Map<string, number>();
+  let slowestAnsweredMs = 0;
+  const answered = ({ durationMs }: { readonly durationMs: number }) => {
+    slowestAnsweredMs = Math.max(slowestAnsweredMs, durationMs);
+  };
   const unsubscribe = [
+    runner.on('result', answered),
+    runner.on('function-error', answered),
     runner.on('invoke', ({ messageIds }) => {
       for (const id of messageIds) receives.set(id, (receives.get(id) ?? 0) + 1);
     }),
@@ -118,6 +126,7 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
     deaths,
     recordsOf: (messageId) => records.filter((record) => record.messageId === messageId),
     receivesOf: (messageId) => receives.get(messageId) ?? 0,
+    slowestAnsweredMs: () => slowestAnsweredMs,
     close: () => {
       for (const off of unsubscribe) off();
     },

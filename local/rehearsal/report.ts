@@ -55,7 +55,7 @@ function runBlock({ run, verdict }: Extract<ScenarioResult, { kind: 'ran' }>): s
     ...(observed.isolation ? [...isolationLines(observed.isolation), ''] : []),
     ...(scenario.operator ? [...operatorLines(observed, verdict), ''] : []),
     ...(scenario.notes ? [...scenario.notes.map((note) => `  note: ${note}`), ''] : []),
-    ...killLines(run, verdict),
+    ...deadlineLines(run, verdict),
     ...floorLines(run, verdict),
   ];
   return lines.join('\n');
@@ -149,15 +149,21 @@ function operatorLines(observed: Observed, verdict: Verdict): string[] {
 }
 
 /**
- * A failure the machine's speed may have caused: the runner killed invocations at their deadline.
- * Figures a kill changes (a charged crash, an outcome-unknown record) do not tell it by themselves.
+ * How near this machine came to the deadline: the slowest invocation that answered, and the kills.
+ * A failure the machine's speed may have caused says so: figures a kill changes (a charged crash,
+ * an outcome-unknown record) do not tell it by themselves.
  */
-function killLines(run: ScenarioRun, verdict: Verdict): string[] {
+function deadlineLines(run: ScenarioRun, verdict: Verdict): string[] {
   const killed = run.killedAtDeadline;
-  if (verdict.pass || killed === 0) return [];
+  const deadline = `${run.scenario.consumerTimeoutSeconds} s`;
+  const margin =
+    `  deadline: the slowest invocation that answered took ${seconds(run.slowestAnsweredMs)} of its ${deadline}; ` +
+    `invocations killed: ${killed}`;
+  if (verdict.pass || killed === 0) return [margin, ''];
   return [
+    margin,
     `  ${killed === 1 ? '1 invocation was killed at its' : `${killed} invocations were killed at their`} ` +
-      `${run.scenario.consumerTimeoutSeconds} s deadline: this machine was too slow for this scenario's timings; ` +
+      `${deadline} deadline: this machine was too slow for this scenario's timings; ` +
       `rerun on a quieter machine or with \`npm run rehearsal -- --${TIMEOUT_SCALE_OPTION} 2\``,
     '',
   ];
@@ -317,6 +323,7 @@ export function jsonReport(results: readonly ScenarioResult[], wallMs: number): 
       timings: {
         startupMs: run.startupMs,
         runMs: run.runMs,
+        slowestAnsweredMs: run.slowestAnsweredMs,
         ...(run.afterOperator ? { afterOperatorMs: run.afterOperator.runMs } : {}),
       },
     };

@@ -48,6 +48,8 @@ export interface ScenarioRun {
   readonly faults?: readonly FaultFiring[];
   /** Invocations the runner killed at the consumer timeout, over the whole run (operator steps included). */
   readonly killedAtDeadline: number;
+  /** The longest an invocation that answered took, over the whole run: the deadline's margin. */
+  readonly slowestAnsweredMs: number;
 }
 
 /** Between two looks at the ledger and the queue while waiting. */
@@ -206,6 +208,7 @@ async function play(
       startupMs,
       runMs,
       killedAtDeadline: killedAtDeadline(log),
+      slowestAnsweredMs: log.slowestAnsweredMs(),
     };
     if (scenario.operator === undefined) return run;
 
@@ -246,6 +249,7 @@ async function play(
       observed: { ...run.observed, operator: runs, afterOperator },
       afterOperator: { settlement: afterSettlement, runMs: afterMs },
       killedAtDeadline: killedAtDeadline(log),
+      slowestAnsweredMs: log.slowestAnsweredMs(),
     };
   } finally {
     await outage?.stop();

@@ -17,7 +17,14 @@ import { isPollingState, type MappingSettings, readMapping, watchMapping } from 
 import { pause } from './pause';
 import { deleteRecords, readVisibilityTimeoutSeconds, receiveBatch } from './queue-io';
 import { buildSqsEvent } from './sqs-event';
-import type { EventSourceRunner, RunnerEventName, RunnerEvents, RunnerOptions, RunnerStats } from './types';
+import type {
+  EventSourceRunner,
+  ReturnedRef,
+  RunnerEventName,
+  RunnerEvents,
+  RunnerOptions,
+  RunnerStats,
+} from './types';
 import { validateOptions, validateTimeoutAgainstQueue } from './validate-options';
 
 /** How often a parked slot (mapping disabled, or above the concurrency) looks again. */
@@ -236,6 +243,7 @@ class Runner {
     this.counters.messagesReceived += messageIds.length;
     this.counters.inFlightInvocations += 1;
     this.emit('invoke', ref);
+    const invokedAt = performance.now();
     try {
       const outcome = await environment.invoke({
         event,
@@ -243,7 +251,12 @@ class Runner {
         invokedFunctionArn: functionArnOf(this.identity),
         timeoutMs: this.options.functionTimeoutMs,
       });
-      await this.settle(slot, ref, event.Records, outcome);
+      await this.settle(
+        slot,
+        { ...ref, durationMs: Math.round(performance.now() - invokedAt) },
+        event.Records,
+        outcome,
+      );
     } finally {
       this.counters.inFlightInvocations -= 1;
     }
@@ -252,7 +265,7 @@ class Runner {
   /** Lambda's rules: only a normal return deletes anything; a crash or timeout also resets the environment. */
   private async settle(
     slot: number,
-    ref: RunnerEvents['invoke'],
+    ref: ReturnedRef,
     records: SQSRecord[],
     outcome: InvocationOutcome,
   ): Promise<void> {
@@ -273,11 +286,7 @@ class Runner {
     }
   }
 
-  private async applyResponse(
-    ref: RunnerEvents['invoke'],
-    records: SQSRecord[],
-    response: unknown,
-  ): Promise<void> {
+  private async applyResponse(ref: ReturnedRef, records: SQSRecord[], response: unknown): Promise<void> {
     const batchItemFailures = listedIdentifiers(response);
     const settlement = settleBatch(ref.messageIds, response);
     if (settlement.kind === 'whole-batch-failed') {

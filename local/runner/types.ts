@@ -98,6 +98,12 @@ interface InvocationRef {
   readonly messageIds: readonly string[];
 }
 
+/** An invocation that returned or threw before its deadline, and how long the handler took. */
+export type ReturnedRef = InvocationRef & {
+  /** From the invoke to the handler's answer, wall clock: how close the machine came to the deadline. */
+  readonly durationMs: number;
+};
+
 export interface RunnerEvents {
   'env-start': { readonly envId: string; readonly pid: number; readonly slot: number };
   /** A crashed or timed-out environment was replaced by a fresh one (a cold start). */
@@ -110,7 +116,7 @@ export interface RunnerEvents {
   };
   invoke: InvocationRef;
   /** The handler returned: which records were deleted and which were left for redelivery. */
-  result: InvocationRef & {
+  result: ReturnedRef & {
     readonly batchItemFailures: readonly string[];
     readonly deleted: readonly string[];
     readonly returned: readonly string[];
@@ -118,7 +124,7 @@ export interface RunnerEvents {
     readonly wholeBatchFailure?: string;
   };
   /** The handler threw or rejected: the whole batch goes back, the environment stays warm. */
-  'function-error': InvocationRef & { readonly error: { readonly name: string; readonly message: string } };
+  'function-error': ReturnedRef & { readonly error: { readonly name: string; readonly message: string } };
   /** The process died; `messageIds` is empty when it died between invocations. */
   crash: Omit<InvocationRef, 'requestId'> & {
     readonly requestId?: string;

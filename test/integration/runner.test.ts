@@ -217,6 +217,16 @@ describe('the event-source runner', () => {
     expect(first.context.remainingTimeMs).toBeLessThanOrEqual(700);
   });
 
+  it("says how long each answered invocation took, so a report can tell a deadline's margin", async () => {
+    const queue = await newQueue();
+    await sendMessages(clients.sqs, queue, [{ body: script('sleep', { ms: 400 }) }]);
+    const started = await startRunner(queue);
+    const results = collect(started, 'result');
+    await waitFor('the message deleted', () => started.stats().messagesDeleted === 1);
+    expect(results).toHaveLength(1);
+    expect(results[0].durationMs).toBeGreaterThanOrEqual(400);
+  });
+
   it('honours the batch size and the concurrency', async () => {
     const queue = await newQueue();
     await sendMessages(

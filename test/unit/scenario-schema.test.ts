@@ -353,6 +353,7 @@ describe('the judge and the report', () => {
     startupMs: 1000,
     runMs: 2000,
     killedAtDeadline,
+    slowestAnsweredMs: 1234,
   });
 
   it('given floors, then a figure at or above passes and one below fails', () => {
@@ -535,6 +536,16 @@ describe('the judge and the report', () => {
         "for this scenario's timings; rerun on a quieter machine or with `npm run rehearsal -- --timeout-scale 2`\n",
     );
     expect(JSON.parse(jsonReport(results, 3000)).scenarios[0].killedAtDeadline).toBe(3);
+  });
+
+  it('given any run, then the report says how near the slowest answered invocation came to the deadline', () => {
+    // Act
+    const results = [ran(runOf(SEED, observed, 1))];
+    // Assess
+    expect(textReport(results, 3000)).toContain(
+      `  deadline: the slowest invocation that answered took 1.2 s of its ${SEED.consumerTimeoutSeconds} s; invocations killed: 1\n`,
+    );
+    expect(JSON.parse(jsonReport(results, 3000)).scenarios[0].timings.slowestAnsweredMs).toBe(1234);
   });
 
   it('defect 16: given a failing scenario without kills, or a passing one with a kill, then no such line', () => {
