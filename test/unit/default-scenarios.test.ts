@@ -16,17 +16,25 @@ import type { PipelineProbe } from '../../local/rehearsal/pipeline-probe';
 import type { Outage } from '../../local/rehearsal/scenario';
 
 /**
- * The slowest invocation seen on a loaded 2-core machine (issue 22: killed at 2-3 s deadlines);
- * a default deadline leaves it a wide margin.
+ * The slowest invocation seen on a loaded 2-core machine, per scenario (issue 22: killed at 2-3 s
+ * deadlines). The outage's two workers start side by side into a failing dependency, trip the
+ * breaker and start the pause: beside a CPU-heavy process its slowest took 2.9 s of 5 s, and on
+ * one run of four two of its first invocations outlived 5 s, were killed, and re-tripped the
+ * breaker when they came back. The report gives the figure (`deadline:` line, slowestAnsweredMs).
  */
-const SLOWEST_LOADED_INVOCATION_SECONDS = 2.5;
+const SLOWEST_LOADED_INVOCATION_SECONDS: Readonly<Record<string, number>> = {
+  seed: 2.5,
+  'seed-variant': 2.5,
+  outage: 5,
+  'seed-variant-verified': 2.5,
+};
 
 describe('the default rehearsal scenarios', () => {
   it.each(DEFAULT_SCENARIOS.map((scenario) => [scenario.name, scenario] as const))(
     'defect 16: given %s, then its deadline is twice the slowest invocation of a loaded 2-core machine',
-    (_, scenario) => {
+    (name, scenario) => {
       // Assess
-      expect(scenario.consumerTimeoutSeconds).toBeGreaterThanOrEqual(2 * SLOWEST_LOADED_INVOCATION_SECONDS);
+      expect(scenario.consumerTimeoutSeconds).toBeGreaterThanOrEqual(2 * SLOWEST_LOADED_INVOCATION_SECONDS[name]);
     },
   );
 });
