@@ -131,9 +131,14 @@ export class AttemptLog {
     const invocation = this.invocations.get(envId) ?? 0;
     const decided = (id: string) => quarantining.includes(id) || this.byId.get(id)?.ended !== undefined;
     // Besides an abandoned attempt, one whose quarantine was decided: its end is recorded, but
-    // its item still names this worker until the quarantine is finished.
+    // its item still names this worker until the quarantine is finished. And one whose work had
+    // run to its end, its end write lost: the worker lived on past it (rule 10: not the crash's,
+    // if the consumer could record the lost completion; the crash's, if it could not).
     const unclear =
-      takenForCrash || held.some((id) => (this.byId.get(id)?.seq ?? 0) < invocation || decided(id));
+      takenForCrash ||
+      held.some(
+        (id) => (this.byId.get(id)?.seq ?? 0) < invocation || decided(id) || this.byId.get(id)?.workFinished,
+      );
     for (const attemptId of held) {
       const attempt = this.byId.get(attemptId);
       if (attempt !== undefined && !decided(attemptId))

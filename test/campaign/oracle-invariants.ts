@@ -14,6 +14,7 @@ import {
   generations,
   mayReachTheBackstop,
   type OracleInput,
+  type OracleMessage,
   possibleReasons,
   twinsOf,
 } from './oracle';
@@ -112,7 +113,12 @@ export const quarantineReasonByTheRules: Check = (observation) => {
   for (const record of observation.world.quarantine.records.values()) {
     const message = observation.sent.get(record.messageId);
     if (message === undefined) continue;
-    const reasons = possibleReasons(input, message, record.generation, record.attemptsCharged);
+    const reasons = possibleReasons(
+      input,
+      workedUnder(input, message),
+      record.generation,
+      record.attemptsCharged,
+    );
     if (!reasons.has(record.reason)) {
       problems.push(
         `record ${record.id} of message ${record.messageId} says ${record.reason}; what happened allows ${[...reasons].join(', ') || 'no quarantine'}`,
@@ -121,6 +127,16 @@ export const quarantineReasonByTheRules: Check = (observation) => {
   }
   return { applicable: observation.world.quarantine.records.size > 0, problems };
 };
+
+/**
+ * The message under the key its own attempts ran under: a replay whose reset another replay
+ * superseded is a producer's message, worked under its messageId (docs/behaviour.md), not under
+ * the key it was sent with. A message with no attempt of its own keeps the key it was sent with.
+ */
+function workedUnder(input: OracleInput, message: OracleMessage): OracleMessage {
+  const own = [...input.attempts].reverse().find((attempt) => attempt.messageId === message.messageId);
+  return own === undefined ? message : { ...message, key: own.key };
+}
 
 /** Rules 2 and 5: a message whose every attempt crashed alone ends at its limit. */
 export const crashAloneEndsAtTheLimit: Check = (observation) => {

@@ -34,7 +34,9 @@ describe('the default rehearsal scenarios', () => {
     'defect 16: given %s, then its deadline is twice the slowest invocation of a loaded 2-core machine',
     (name, scenario) => {
       // Assess
-      expect(scenario.consumerTimeoutSeconds).toBeGreaterThanOrEqual(2 * SLOWEST_LOADED_INVOCATION_SECONDS[name]);
+      expect(scenario.consumerTimeoutSeconds).toBeGreaterThanOrEqual(
+        2 * SLOWEST_LOADED_INVOCATION_SECONDS[name],
+      );
     },
   );
 });
