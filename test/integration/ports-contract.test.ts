@@ -455,6 +455,24 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       expect(called).toStrictEqual(begun(key, 'a1', { stage: 'parsed', external: charge }));
     });
 
+    it('issue 19: given a stage that would take the item past 400 KB, then the write is refused as DynamoDB does and the item keeps its stage', async () => {
+      // Prepare: DynamoDB's item limit is 400 KB, names and values together.
+      const key = newKey('item-size');
+      await ports.ledger.start(startOf(key, 'a1'));
+      const fits = await ports.ledger.recordStage(key, 'a1', 's'.repeat(399_000));
+
+      // Act
+      const error = await refusal(
+        ports.ledger.recordStage(key, 'a1', 's'.repeat(410_000)),
+        LedgerUnavailableError,
+      );
+
+      // Assess
+      expect(fits.stage).toHaveLength(399_000);
+      expect((error.cause as Error).name).toBe('ValidationException');
+      expect((await ports.ledger.recordStage(key, 'a1', 'parsed')).stage).toBe('parsed');
+    });
+
     it('given a call recorded with an absent idempotency key, when read back, then the key is absent, not undefined', async () => {
       // Prepare: DynamoDB keeps no attribute for it, so the item read back has no such key.
       const key = newKey('keyless');

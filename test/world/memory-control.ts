@@ -22,7 +22,7 @@ import type { ControlPort } from '../../lambdas/consumer/ports';
 import type { BreakerRecord, ProbeResult } from '../../lambdas/core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../../lambdas/core/isolation';
 import type { FailureEvent } from '../../lambdas/core/outage';
-import { checkKey } from './dynamodb-keys';
+import { checkKey } from './dynamodb-limits';
 
 export interface StoredBreaker {
   readonly record: BreakerRecord;

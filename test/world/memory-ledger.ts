@@ -23,7 +23,7 @@ import {
 import type { LedgerPort } from '../../lambdas/consumer/ports';
 import type { LedgerGlance } from '../../lambdas/core/suspects';
 import type { ExternalRecord, QuarantineIntent } from '../../lambdas/core/types';
-import { checkKey } from './dynamodb-keys';
+import { checkItemSize, checkKey } from './dynamodb-limits';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Stored = Mutable<LedgerEntry> & { expiresAt?: number };
@@ -65,8 +65,7 @@ export class MemoryLedger implements LedgerPort {
     };
     delete next.external;
     delete next.lastAttemptCrashed;
-    this.items.set(input.key, next);
-    return { started: true, item: copy(next) };
+    return { started: true, item: this.put('start', next) };
   }
 
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
@@ -89,8 +88,7 @@ export class MemoryLedger implements LedgerPort {
     };
     delete next.external;
     delete next.lastAttemptCrashed;
-    this.items.set(input.key, next);
-    return { started: true, item: copy(next) };
+    return { started: true, item: this.put('restartAfterCrash', next) };
   }
 
   async recordStage(key: string, attemptId: string, stage: string): Promise<LedgerEntry> {
@@ -153,8 +151,10 @@ export class MemoryLedger implements LedgerPort {
     keyed('beginQuarantine', key);
     const current = this.items.get(key);
     if (current !== undefined && isOpen(current) && current.attemptId === attemptId) {
-      current.quarantining = structuredClone(intent);
-      return copy(current);
+      return this.put('beginQuarantine', {
+        ...structuredClone(current),
+        quarantining: structuredClone(intent),
+      });
     }
     if (current !== undefined && quarantinesAs(current, intent.id)) return copy(current);
     throw new StaleAttemptError(
@@ -251,6 +251,13 @@ export class MemoryLedger implements LedgerPort {
     delete current.envId;
   }
 
+  /** Writes the item whole, refused as DynamoDB refuses an item over 400 KB. */
+  private put(operation: string, next: Stored): LedgerEntry {
+    checkItemSize(LedgerUnavailableError, `Attempts table attempts: ${operation}`, next);
+    this.items.set(next.key, next);
+    return copy(next);
+  }
+
   private whileInFlight(
     operation: string,
     key: string,
@@ -261,8 +268,9 @@ export class MemoryLedger implements LedgerPort {
     keyed(operation, key);
     const current = this.items.get(key);
     if (current?.state === LEDGER_STATE.inFlight && current.attemptId === attemptId) {
-      change(current);
-      return copy(current);
+      const next = structuredClone(current);
+      change(next);
+      return this.put(operation, next);
     }
     if (current !== undefined && alreadyDone(current)) return copy(current);
     throw new StaleAttemptError(
