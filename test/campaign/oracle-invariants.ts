@@ -115,7 +115,7 @@ export const quarantineReasonByTheRules: Check = (observation) => {
     if (message === undefined) continue;
     const reasons = possibleReasons(
       input,
-      workedUnder(input, message),
+      workedUnder(input, message, record.messageKey),
       record.generation,
       record.attemptsCharged,
     );
@@ -129,13 +129,16 @@ export const quarantineReasonByTheRules: Check = (observation) => {
 };
 
 /**
- * The message under the key its own attempts ran under: a replay whose reset another replay
- * superseded is a producer's message, worked under its messageId (docs/behaviour.md), not under
- * the key it was sent with. A message with no attempt of its own keeps the key it was sent with.
+ * The message under the key of the record, when its own attempts ran under that key: a replay
+ * whose reset another replay superseded is a producer's message, worked under its messageId
+ * (docs/behaviour.md), not under the key it was sent with, and one message may have run under
+ * both. Otherwise (no attempt of its own there) the key it was sent with.
  */
-function workedUnder(input: OracleInput, message: OracleMessage): OracleMessage {
-  const own = [...input.attempts].reverse().find((attempt) => attempt.messageId === message.messageId);
-  return own === undefined ? message : { ...message, key: own.key };
+function workedUnder(input: OracleInput, message: OracleMessage, recordKey: string): OracleMessage {
+  const ranThere = input.attempts.some(
+    (attempt) => attempt.messageId === message.messageId && attempt.key === recordKey,
+  );
+  return ranThere ? { ...message, key: recordKey } : message;
 }
 
 /** Rules 2 and 5: a message whose every attempt crashed alone ends at its limit. */
