@@ -30,7 +30,7 @@ export class QuarantineDashboard extends Construct {
   constructor(scope: Construct, id: string, props: QuarantineDashboardProps) {
     super(scope, id);
     const metrics = new PipelineMetrics(props.queue.queueArn);
-    const consumer = (name: ConsumerMetric) => metrics.consumer(name, PERIOD);
+    const consumer = (name: ConsumerMetric) => metrics.consumer(name, { period: PERIOD });
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
       widgets: [
         [

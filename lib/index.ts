@@ -3,4 +3,10 @@
  * What a processing module imports at run time is in 'poison-quarantine/runtime'
  * (lambdas/runtime.ts), which never loads aws-cdk-lib.
  */
+
+export { CONSUMER_METRIC, type ConsumerMetric } from '../contract/metrics';
+export { QUARANTINE_REASONS, type QuarantineReason } from '../contract/quarantine';
+export type { QuarantineAlarms } from './alarms';
+export type { ConsumerFunction } from './consumer-function';
+export type { ConsumerMetricOptions } from './metrics';
 export { PoisonQuarantine, type PoisonQuarantineProps } from './poison-quarantine';

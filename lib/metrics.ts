@@ -1,6 +1,22 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { type ConsumerMetric, METRIC_DIMENSION, METRIC_NAMESPACE, METRIC_SERVICE } from '../contract/metrics';
+import {
+  BY_REASON,
+  type ConsumerMetric,
+  METRIC_DIMENSION,
+  METRIC_NAMESPACE,
+  METRIC_SERVICE,
+} from '../contract/metrics';
+
+/** Options of a consumer metric: CloudWatch's, and which reason's series. */
+export interface ConsumerMetricOptions extends cloudwatch.MetricOptions {
+  /**
+   * Only this reason's series: a quarantine's reason (`crash-limit`, ...) for Quarantines, a
+   * pause's reason (`outage`, ...) for BreakerTrips; no other metric is counted by reason.
+   * @default the total of every reason
+   */
+  readonly reason?: string;
+}
 
 /**
  * poison-quarantine's own metrics of one pipeline, as the alarms and the dashboard read them:
@@ -10,16 +26,27 @@ import { type ConsumerMetric, METRIC_DIMENSION, METRIC_NAMESPACE, METRIC_SERVICE
 export class PipelineMetrics {
   constructor(private readonly queueArn: string) {}
 
-  /** A consumer count, summed per `period`. */
-  consumer(metricName: ConsumerMetric, period = Duration.minutes(1)): cloudwatch.Metric {
+  /**
+   * A consumer count, summed per minute unless `options` say otherwise; with `reason`, the
+   * series of that reason only (the counts kept by reason, BY_REASON).
+   */
+  consumer(metricName: ConsumerMetric, options: ConsumerMetricOptions = {}): cloudwatch.Metric {
+    const { reason, ...metricOptions } = options;
+    if (reason !== undefined && !BY_REASON.includes(metricName)) {
+      throw new Error(
+        `${metricName} is not counted by reason (reason: ${JSON.stringify(reason)}); only ${BY_REASON.join(' and ')} are`,
+      );
+    }
     return new cloudwatch.Metric({
+      statistic: cloudwatch.Stats.SUM,
+      period: Duration.minutes(1),
+      ...metricOptions,
       namespace: METRIC_NAMESPACE,
       metricName,
-      statistic: cloudwatch.Stats.SUM,
-      period,
       dimensionsMap: {
         [METRIC_DIMENSION.service]: METRIC_SERVICE,
         [METRIC_DIMENSION.queue]: this.queueArn,
+        ...(reason === undefined ? {} : { [METRIC_DIMENSION.reason]: reason }),
       },
     });
   }

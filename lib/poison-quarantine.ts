@@ -14,11 +14,17 @@ import { CONSUMER_PARTITIONS } from '../contract/control';
 import { DEFAULTS } from '../contract/defaults';
 import { ENV } from '../contract/env';
 import { EXECUTION_NAME_PREFIX } from '../contract/executions';
-import { OPEN_RECORDS_COUNTER, QUARANTINE_RECORD_ID_PREFIX } from '../contract/quarantine';
+import { CONSUMER_METRIC, type ConsumerMetric } from '../contract/metrics';
+import {
+  OPEN_RECORDS_COUNTER,
+  QUARANTINE_REASONS,
+  QUARANTINE_RECORD_ID_PREFIX,
+} from '../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
 import { QuarantineDashboard } from './dashboard';
+import { type ConsumerMetricOptions, PipelineMetrics } from './metrics';
 import { PauseStateMachine } from './operations/pause-state-machine';
 import { VerificationStateMachine } from './operations/verification-state-machine';
 import { type PoisonQuarantineProps, validateProps } from './poison-quarantine-props';
@@ -158,6 +164,39 @@ export class PoisonQuarantine extends Construct {
       alarms: this.alarms.alarms,
     }).dashboard;
     this.addOutputs();
+  }
+
+  /**
+   * Quarantine records created (rule 3), summed per minute unless `options` say otherwise; with
+   * `reason`, only that reason's (`crash-limit`, `outcome-unknown`, ...).
+   */
+  public metricQuarantined(options: ConsumerMetricOptions = {}): cloudwatch.Metric {
+    if (options.reason !== undefined && !(QUARANTINE_REASONS as readonly string[]).includes(options.reason)) {
+      throw new Error(
+        `metricQuarantined: reason ${JSON.stringify(options.reason)} is none of ${QUARANTINE_REASONS.join(', ')}`,
+      );
+    }
+    return this.metricConsumer(CONSUMER_METRIC.quarantines, options);
+  }
+
+  /** Outcome-unknown records (rule 8), each waiting for a person; summed per minute by default. */
+  public metricOutcomeUnknown(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metricConsumer(CONSUMER_METRIC.outcomeUnknown, options);
+  }
+
+  /** Breaker trips (rules 7 and 11); with `reason`, only that pause reason's (`outage`, ...). */
+  public metricBreakerTrips(options: ConsumerMetricOptions = {}): cloudwatch.Metric {
+    return this.metricConsumer(CONSUMER_METRIC.breakerTrips, options);
+  }
+
+  /** Attempts recorded before their work started (rule 1), restarts included; summed per minute. */
+  public metricAttempts(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metricConsumer(CONSUMER_METRIC.attempts, options);
+  }
+
+  /** Any count the consumer publishes (CONSUMER_METRIC), of this pipeline's queue. */
+  public metricConsumer(metricName: ConsumerMetric, options: ConsumerMetricOptions = {}): cloudwatch.Metric {
+    return new PipelineMetrics(this.queue.queueArn).consumer(metricName, options);
   }
 
   /**

@@ -1,0 +1,79 @@
+/**
+ * Issue 21, item 3: a pipeline's metrics as every L2 gives them (`metricX()` returning a
+ * cloudwatch.Metric), so a user's own alarms and dashboards read the series the consumer writes.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { describe, expect, it } from 'vitest';
+import { CONSUMER_METRIC, METRIC_NAMESPACE, METRIC_SERVICE } from '../../contract/metrics';
+import { pipelineStack } from './synth';
+
+const UNBUNDLED = { bundle: false } as const;
+
+describe('the pipeline’s metric helpers', () => {
+  it('given an alarm on metricQuarantined({ reason }), then it watches the consumer’s series of that reason', () => {
+    // Prepare
+    const { stack, pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+
+    // Act
+    new cloudwatch.Alarm(stack, 'CrashLimit', {
+      metric: pipeline.metricQuarantined({ reason: 'crash-limit' }),
+      threshold: 5,
+      evaluationPeriods: 1,
+    });
+
+    // Assess
+    const alarm = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')).find(
+      (resource) => resource.Properties.Threshold === 5,
+    );
+    expect(alarm?.Properties).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      MetricName: CONSUMER_METRIC.quarantines,
+      Statistic: 'Sum',
+      Period: 60,
+    });
+    const dimensions = alarm?.Properties.Dimensions as { Name: string; Value: unknown }[];
+    expect(dimensions.map((dimension) => dimension.Name).sort()).toStrictEqual([
+      'Queue',
+      'Reason',
+      'service',
+    ]);
+    expect(dimensions.find((dimension) => dimension.Name === 'Reason')?.Value).toBe('crash-limit');
+    expect(dimensions.find((dimension) => dimension.Name === 'service')?.Value).toBe(METRIC_SERVICE);
+  });
+
+  it('given the other helpers, then each names its metric and takes CloudWatch’s options', () => {
+    // Prepare
+    const { pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+
+    // Act
+    const metrics = [
+      pipeline.metricOutcomeUnknown(),
+      pipeline.metricBreakerTrips({ reason: 'outage' }),
+      pipeline.metricAttempts({ statistic: 'Average' }),
+      pipeline.metricConsumer(CONSUMER_METRIC.duplicates),
+    ];
+
+    // Assess
+    expect(metrics.map((metric) => [metric.metricName, metric.statistic])).toStrictEqual([
+      [CONSUMER_METRIC.outcomeUnknown, 'Sum'],
+      [CONSUMER_METRIC.breakerTrips, 'Sum'],
+      [CONSUMER_METRIC.attempts, 'Average'],
+      [CONSUMER_METRIC.duplicates, 'Sum'],
+    ]);
+    expect(metrics[1].dimensions?.Reason).toBe('outage');
+  });
+
+  it('given a reason no quarantine has, or a reason for a metric not kept by reason, then it fails naming the value', () => {
+    // Prepare
+    const { pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+
+    // Act and assess
+    expect(() => pipeline.metricQuarantined({ reason: 'crash-limt' })).toThrow(
+      /reason "crash-limt" is none of/,
+    );
+    expect(() => pipeline.metricConsumer(CONSUMER_METRIC.attempts, { reason: 'outage' })).toThrow(
+      /AttemptsStarted is not counted by reason \(reason: "outage"\)/,
+    );
+  });
+});
