@@ -27,9 +27,39 @@ export interface QuarantineAlarmsProps {
   readonly stateMachines: { readonly pause: sfn.IStateMachine; readonly verification: sfn.IStateMachine };
 }
 
-/** What an operator must hear about, each alarm sent to the topic. */
+/** The three ways an operations execution ends that no normal work ends in. */
+export interface ExecutionAlarms {
+  readonly failed: cloudwatch.Alarm;
+  readonly timedOut: cloudwatch.Alarm;
+  readonly aborted: cloudwatch.Alarm;
+}
+
+/** What an operator must hear about, each alarm sent to the topic, each by its name. */
 export class QuarantineAlarms extends Construct {
+  /** Every alarm below, in the order they were made (the dashboard shows them all). */
   public readonly alarms: cloudwatch.Alarm[] = [];
+  /** A message was quarantined. */
+  public readonly quarantined: cloudwatch.Alarm;
+  /** The backstop (dead-letter) queue holds messages; undefined when the pipeline has none it knows. */
+  public readonly backstopNotEmpty?: cloudwatch.Alarm;
+  /** The oldest source message is older than `oldestMessageAgeAlarm`. */
+  public readonly oldestMessageAge: cloudwatch.Alarm;
+  /** The consumer function failed invocations. */
+  public readonly consumerErrors: cloudwatch.Alarm;
+  /** An outcome-unknown record was made (rule 8). */
+  public readonly outcomeUnknown: cloudwatch.Alarm;
+  /** The breaker tripped (rules 7 and 11). */
+  public readonly breakerTripped: cloudwatch.Alarm;
+  /** The breaker item cannot be read: the consumer holds every message. */
+  public readonly breakerUnreadable: cloudwatch.Alarm;
+  /** A pause has stopped consumption for longer than `pausedTooLongAlarm`. */
+  public readonly pausedTooLong: cloudwatch.Alarm;
+  /** An outcome-unknown record waits past the operator heartbeat. */
+  public readonly operatorDecisionOverdue: cloudwatch.Alarm;
+  /** Pause executions that failed, timed out or were stopped. */
+  public readonly pauseExecutions: ExecutionAlarms;
+  /** Verification executions that failed, timed out or were stopped. */
+  public readonly verificationExecutions: ExecutionAlarms;
   private readonly action: actions.SnsAction;
 
   constructor(scope: Construct, id: string, props: QuarantineAlarmsProps) {
@@ -44,24 +74,32 @@ export class QuarantineAlarms extends Construct {
       metricValue: '1',
       dimensions: { Queue: '$.sourceQueue' },
     });
-    this.add('Quarantined', 'A message was quarantined: an operator decides what happens to it.', {
-      // The filter's Queue dimension makes its own series: the alarm must name it to see it.
-      metric: quarantined.metric({
-        statistic: 'Sum',
-        period: Duration.minutes(1),
-        dimensionsMap: { Queue: props.queue.queueArn },
-      }),
-      threshold: 0,
-    });
-    if (props.deadLetterQueue) {
-      this.add('BackstopNotEmpty', 'The native backstop queue holds messages our ledger could not handle.', {
-        metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+    this.quarantined = this.add(
+      'Quarantined',
+      'A message was quarantined: an operator decides what happens to it.',
+      {
+        // The filter's Queue dimension makes its own series: the alarm must name it to see it.
+        metric: quarantined.metric({
+          statistic: 'Sum',
           period: Duration.minutes(1),
+          dimensionsMap: { Queue: props.queue.queueArn },
         }),
         threshold: 0,
-      });
+      },
+    );
+    if (props.deadLetterQueue) {
+      this.backstopNotEmpty = this.add(
+        'BackstopNotEmpty',
+        'The native backstop queue holds messages our ledger could not handle.',
+        {
+          metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+          }),
+          threshold: 0,
+        },
+      );
     }
-    this.add(
+    this.oldestMessageAge = this.add(
       'OldestMessageAge',
       'The oldest source message is older than the stated age: consumption may be paused.',
       {
@@ -69,41 +107,38 @@ export class QuarantineAlarms extends Construct {
         threshold: props.oldestMessageAge.toSeconds(),
       },
     );
-    this.add('ConsumerErrors', 'The consumer function failed invocations (crashes, timeouts, stops).', {
-      metric: props.consumer.metricErrors({ period: Duration.minutes(1) }),
-      threshold: 0,
-    });
+    this.consumerErrors = this.add(
+      'ConsumerErrors',
+      'The consumer function failed invocations (crashes, timeouts, stops).',
+      {
+        metric: props.consumer.metricErrors({ period: Duration.minutes(1) }),
+        threshold: 0,
+      },
+    );
     const metrics = new PipelineMetrics(props.queue.queueArn);
-    this.addConsumerMetricAlarms(metrics);
-    this.addBreakerUnreadableAlarm(props);
-    this.addOperatorWaitAlarms(props, metrics);
-    this.addExecutionAlarms(
-      'Pause',
-      props.stateMachines.pause,
-      'a paused consumer may have no run left to resume it: pq status, then pq resume.',
-    );
-    this.addExecutionAlarms(
-      'Verification',
-      props.stateMachines.verification,
-      'an outcome-unknown record may wait without its execution: pq show, then pq verify.',
-    );
-  }
-
-  /**
-   * The consumer's own counts (contract/metrics.ts) where one means a person should look: an
-   * outcome nobody can know without checking the outside system, and a breaker that stopped
-   * consumption (an outage, or a quarantine that cannot go on).
-   */
-  private addConsumerMetricAlarms(metrics: PipelineMetrics): void {
-    this.add(
+    this.outcomeUnknown = this.add(
       'OutcomeUnknown',
       "A message's outcome is unknown: its call may have reached the outside system. Check that system, then pq verify.",
       { metric: metrics.consumer(CONSUMER_METRIC.outcomeUnknown), threshold: 0 },
     );
-    this.add(
+    this.breakerTripped = this.add(
       'BreakerTripped',
       'The breaker tripped: consumption is paused (an outage) or stopped for an operator. pq status shows why.',
       { metric: metrics.consumer(CONSUMER_METRIC.breakerTrips), threshold: 0 },
+    );
+    this.breakerUnreadable = this.addBreakerUnreadableAlarm(props);
+    const waits = this.addOperatorWaitAlarms(props, metrics);
+    this.pausedTooLong = waits.pausedTooLong;
+    this.operatorDecisionOverdue = waits.operatorDecisionOverdue;
+    this.pauseExecutions = this.addExecutionAlarms(
+      'Pause',
+      props.stateMachines.pause,
+      'a paused consumer may have no run left to resume it: pq status, then pq resume.',
+    );
+    this.verificationExecutions = this.addExecutionAlarms(
+      'Verification',
+      props.stateMachines.verification,
+      'an outcome-unknown record may wait without its execution: pq show, then pq verify.',
     );
   }
 
@@ -112,9 +147,9 @@ export class QuarantineAlarms extends Construct {
    * failed probe and each overdue stop), the verification state machine every outcome-unknown
    * decision overdue by a heartbeat (lib/operations/protocol.ts OPERATIONS_METRIC), per queue.
    */
-  private addOperatorWaitAlarms(props: QuarantineAlarmsProps, metrics: PipelineMetrics): void {
+  private addOperatorWaitAlarms(props: QuarantineAlarmsProps, metrics: PipelineMetrics) {
     const metric = (metricName: string, statistic: string) => metrics.operations(metricName, statistic);
-    this.add(
+    const pausedTooLong = this.add(
       'PausedTooLong',
       `A pause has kept consumption stopped for more than ${props.pausedTooLong.toHumanString()}: pq status shows why and what drives it.`,
       {
@@ -122,11 +157,12 @@ export class QuarantineAlarms extends Construct {
         threshold: props.pausedTooLong.toSeconds(),
       },
     );
-    this.add(
+    const operatorDecisionOverdue = this.add(
       'OperatorDecisionOverdue',
       'An outcome-unknown record waits past the operator heartbeat: check the outside system, then pq verify.',
       { metric: metric(OPERATIONS_METRIC.decisionOverdue, 'Sum'), threshold: 0 },
     );
+    return { pausedTooLong, operatorDecisionOverdue };
   }
 
   /**
@@ -134,7 +170,7 @@ export class QuarantineAlarms extends Construct {
    * repair it. The log line names its queue, and the alarm watches that queue's series alone: a
    * filter's dimensions make a series of their own, which an alarm without them never sees.
    */
-  private addBreakerUnreadableAlarm(props: QuarantineAlarmsProps): void {
+  private addBreakerUnreadableAlarm(props: QuarantineAlarmsProps): cloudwatch.Alarm {
     const unreadable = new logs.MetricFilter(this, 'BreakerUnreadableFilter', {
       logGroup: props.consumerLogGroup,
       filterPattern: logs.FilterPattern.stringValue('$.event', '=', BREAKER_UNREADABLE_LOG_EVENT),
@@ -143,7 +179,7 @@ export class QuarantineAlarms extends Construct {
       metricValue: '1',
       dimensions: { Queue: '$.sourceQueue' },
     });
-    this.add(
+    return this.add(
       'BreakerUnreadable',
       'The breaker item cannot be read: the consumer runs nothing and holds every message. pq status shows what is wrong; repair it with pq reset-breaker, then pq resume.',
       {
@@ -163,28 +199,30 @@ export class QuarantineAlarms extends Construct {
    * a pause without its resume. One alarm per metric: Step Functions publishes them only when they
    * happen, and a sum of such series has no value where one of them has no data.
    */
-  private addExecutionAlarms(name: string, machine: sfn.IStateMachine, lost: string): void {
+  private addExecutionAlarms(name: string, machine: sfn.IStateMachine, lost: string): ExecutionAlarms {
     const period = Duration.minutes(1);
     const what = `A ${name.toLowerCase()} execution`;
-    this.add(`${name}ExecutionsFailed`, `${what} failed: ${lost}`, {
-      metric: machine.metricFailed({ period }),
-      threshold: 0,
-    });
-    this.add(`${name}ExecutionsTimedOut`, `${what} timed out: ${lost}`, {
-      metric: machine.metricTimedOut({ period }),
-      threshold: 0,
-    });
-    this.add(`${name}ExecutionsAborted`, `${what} was stopped: ${lost}`, {
-      metric: machine.metricAborted({ period }),
-      threshold: 0,
-    });
+    return {
+      failed: this.add(`${name}ExecutionsFailed`, `${what} failed: ${lost}`, {
+        metric: machine.metricFailed({ period }),
+        threshold: 0,
+      }),
+      timedOut: this.add(`${name}ExecutionsTimedOut`, `${what} timed out: ${lost}`, {
+        metric: machine.metricTimedOut({ period }),
+        threshold: 0,
+      }),
+      aborted: this.add(`${name}ExecutionsAborted`, `${what} was stopped: ${lost}`, {
+        metric: machine.metricAborted({ period }),
+        threshold: 0,
+      }),
+    };
   }
 
   private add(
     id: string,
     description: string,
     spec: { metric: cloudwatch.IMetric; threshold: number },
-  ): void {
+  ): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, {
       alarmDescription: description,
       metric: spec.metric,
@@ -195,5 +233,6 @@ export class QuarantineAlarms extends Construct {
     });
     alarm.addAlarmAction(this.action);
     this.alarms.push(alarm);
+    return alarm;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Issue 21, item 3: a pipeline's metrics as every L2 gives them (`metricX()` returning a
- * cloudwatch.Metric), so a user's own alarms and dashboards read the series the consumer writes.
+ * cloudwatch.Metric), so a user's own alarms and dashboards read the series the consumer writes,
+ * and its alarms by name, so a user can add an action to the one they care about.
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -74,6 +75,38 @@ describe('the pipeline’s metric helpers', () => {
     );
     expect(() => pipeline.metricConsumer(CONSUMER_METRIC.attempts, { reason: 'outage' })).toThrow(
       /AttemptsStarted is not counted by reason \(reason: "outage"\)/,
+    );
+  });
+});
+
+describe('the pipeline’s alarms, by name', () => {
+  it('given a pipeline, then each alarm is a named property, all of them in `alarms`', () => {
+    // Prepare
+    const { stack, pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+    const { alarms } = pipeline;
+
+    // Act
+    const named = [
+      alarms.quarantined,
+      alarms.backstopNotEmpty,
+      alarms.oldestMessageAge,
+      alarms.consumerErrors,
+      alarms.outcomeUnknown,
+      alarms.breakerTripped,
+      alarms.breakerUnreadable,
+      alarms.pausedTooLong,
+      alarms.operatorDecisionOverdue,
+      ...Object.values(alarms.pauseExecutions),
+      ...Object.values(alarms.verificationExecutions),
+    ];
+
+    // Assess
+    expect(named).toStrictEqual(alarms.alarms);
+    expect(stack.resolve(alarms.outcomeUnknown.metric.toMetricConfig().metricStat?.metricName)).toBe(
+      CONSUMER_METRIC.outcomeUnknown,
+    );
+    expect(Object.keys(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm'))).toHaveLength(
+      named.length,
     );
   });
 });
