@@ -8,6 +8,7 @@ import { classifyExternalFailure, classifyWith } from '../core/classify';
 import { CallUnansweredError, OutcomeUnknownError } from '../core/errors';
 import { timeMarginMs } from '../core/time-guard';
 import type { ExternalRecord } from '../core/types';
+import { checkWorkName } from '../core/work-names';
 import type { ConsumerDeps } from './deps';
 import { settleWrite } from './settle';
 import type { ExternalCallOptions, WorkContext } from './types';
@@ -101,10 +102,13 @@ export function workContext(
   const ctx: WorkContext = {
     remainingTimeMs,
     async stage(name: string) {
+      checkWorkName('ctx.stage name', name);
       await inOrder(() => ledger.recordStage(attempt.key, attempt.attemptId, name)).catch(noteOwnFailure);
     },
     async external<T>(name: string, call: () => Promise<T>, options: ExternalCallOptions = {}): Promise<T> {
       const { idempotencyKey } = options;
+      checkWorkName('ctx.external name', name);
+      if (idempotencyKey !== undefined) checkWorkName('ctx.external idempotencyKey', idempotencyKey);
       const callNumber = ++calls;
       const record = async (status: ExternalRecord['status'], settle: boolean) => {
         const external: ExternalRecord = {
