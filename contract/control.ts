@@ -109,3 +109,15 @@ export type BreakerAction = (typeof OPERATOR_ACTION)[keyof typeof OPERATOR_ACTIO
  * as little as it can; the consumer's probes arrive in batches this small.
  */
 export const PROBE_FOOTPRINT = { batchSize: 1, maxConcurrency: 2 } as const;
+
+/**
+ * Why the consumer pauses by itself: rule 7's outage, or one of rule 11's stops. Also the
+ * `Reason` of its BreakerTrips metric.
+ */
+export const PAUSE_REASONS = [
+  'quarantine-unwritable',
+  'quarantine-capacity',
+  'quarantine-share',
+  'outage',
+] as const;
+export type PauseReason = (typeof PAUSE_REASONS)[number];

@@ -6,6 +6,9 @@
  * reads the same names, so neither side can drift.
  */
 
+import { PAUSE_REASONS } from './control';
+import { QUARANTINE_REASONS } from './quarantine';
+
 /** Every metric of poison-quarantine: the consumer's, its log filters' and the state machines'. */
 export const METRIC_NAMESPACE = 'PoisonQuarantine';
 
@@ -51,10 +54,13 @@ export const CONSUMER_METRIC = {
 export type ConsumerMetric = (typeof CONSUMER_METRIC)[keyof typeof CONSUMER_METRIC];
 
 /**
- * Counted twice: in total, and per `Reason` (a quarantine's reason, a trip's pause reason). The
- * total is what an alarm watches: an alarm cannot add up series it does not know in advance.
+ * Counted twice: in total, and per `Reason` (a quarantine's reason, a trip's pause reason), with
+ * the reasons each has a series of. The total is what an alarm watches: an alarm cannot add up
+ * series it does not know in advance.
  */
-export const BY_REASON: readonly ConsumerMetric[] = [
-  CONSUMER_METRIC.quarantines,
-  CONSUMER_METRIC.breakerTrips,
-];
+export const REASONS_OF: Readonly<Partial<Record<ConsumerMetric, readonly string[]>>> = {
+  [CONSUMER_METRIC.quarantines]: QUARANTINE_REASONS,
+  [CONSUMER_METRIC.breakerTrips]: PAUSE_REASONS,
+};
+
+export const BY_REASON = Object.keys(REASONS_OF) as readonly ConsumerMetric[];

@@ -6,6 +6,7 @@ import {
   METRIC_DIMENSION,
   METRIC_NAMESPACE,
   METRIC_SERVICE,
+  REASONS_OF,
 } from '../contract/metrics';
 
 /** Options of a consumer metric: CloudWatch's, and which reason's series. */
@@ -16,6 +17,19 @@ export interface ConsumerMetricOptions extends cloudwatch.MetricOptions {
    * @default the total of every reason
    */
   readonly reason?: string;
+}
+
+/** Throws, naming the value, for a reason no series of `metricName` has. */
+function checkReason(metricName: ConsumerMetric, reason: string): void {
+  const reasons = REASONS_OF[metricName];
+  if (reasons === undefined) {
+    throw new Error(
+      `${metricName} is not counted by reason (reason: ${JSON.stringify(reason)}); only ${BY_REASON.join(' and ')} are`,
+    );
+  }
+  if (!reasons.includes(reason)) {
+    throw new Error(`${metricName}: reason ${JSON.stringify(reason)} is none of ${reasons.join(', ')}`);
+  }
 }
 
 /**
@@ -32,11 +46,7 @@ export class PipelineMetrics {
    */
   consumer(metricName: ConsumerMetric, options: ConsumerMetricOptions = {}): cloudwatch.Metric {
     const { reason, ...metricOptions } = options;
-    if (reason !== undefined && !BY_REASON.includes(metricName)) {
-      throw new Error(
-        `${metricName} is not counted by reason (reason: ${JSON.stringify(reason)}); only ${BY_REASON.join(' and ')} are`,
-      );
-    }
+    if (reason !== undefined) checkReason(metricName, reason);
     return new cloudwatch.Metric({
       statistic: cloudwatch.Stats.SUM,
       period: Duration.minutes(1),

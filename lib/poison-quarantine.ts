@@ -15,11 +15,7 @@ import { DEFAULTS } from '../contract/defaults';
 import { ENV } from '../contract/env';
 import { EXECUTION_NAME_PREFIX } from '../contract/executions';
 import { CONSUMER_METRIC, type ConsumerMetric } from '../contract/metrics';
-import {
-  OPEN_RECORDS_COUNTER,
-  QUARANTINE_REASONS,
-  QUARANTINE_RECORD_ID_PREFIX,
-} from '../contract/quarantine';
+import { OPEN_RECORDS_COUNTER, QUARANTINE_RECORD_ID_PREFIX } from '../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
@@ -171,11 +167,6 @@ export class PoisonQuarantine extends Construct {
    * `reason`, only that reason's (`crash-limit`, `outcome-unknown`, ...).
    */
   public metricQuarantined(options: ConsumerMetricOptions = {}): cloudwatch.Metric {
-    if (options.reason !== undefined && !(QUARANTINE_REASONS as readonly string[]).includes(options.reason)) {
-      throw new Error(
-        `metricQuarantined: reason ${JSON.stringify(options.reason)} is none of ${QUARANTINE_REASONS.join(', ')}`,
-      );
-    }
     return this.metricConsumer(CONSUMER_METRIC.quarantines, options);
   }
 

@@ -13,10 +13,10 @@ import { bodyDigest, collisionQuarantineId } from '../core/ids';
 import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
+import { onLastReceive } from './last-receive';
 import { reportFailureEvent } from './outage-watch';
 import {
   handBackUnlessLastReceive,
-  onLastReceive,
   PAUSED,
   quarantined,
   type RecordOutcome,

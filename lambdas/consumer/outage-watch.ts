@@ -5,7 +5,8 @@
  * breaker epoch so a retry cannot start a second pause. Rule 11 stops use the same path with
  * `stop`: no automatic resume.
  */
-import { type PauseReason, pauseWaitsForOperator } from '../core/breaker';
+import type { PauseReason } from '../../contract/control';
+import { pauseWaitsForOperator } from '../core/breaker';
 import { evaluateOutage } from '../core/outage';
 import type { ConsumerDeps } from './deps';
 import type { UnrecordedFailures } from './unrecorded-failures';

@@ -13,9 +13,9 @@ import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { errorSignature } from '../core/evidence';
 import { quarantineId } from '../core/ids';
 import { shouldStopQuarantine } from '../core/quarantine-share';
-import { isLastReceive, receiveCountOf } from '../core/receive-limit';
 import type { ErrorEvidence, LedgerItem, QuarantineReason } from '../core/types';
 import type { ConsumerDeps } from './deps';
+import { onLastReceive } from './last-receive';
 import { pauseConsumption } from './outage-watch';
 import type { ShareWindow } from './share-window';
 
@@ -54,8 +54,7 @@ export async function quarantineMessage(
   // poison: records held together reach their last receive together, and a share stop would
   // send the rest past the quarantine. Rule 11b neither counts nor stops it, nor any quarantine
   // on a last receive: handed back, the message would reach the backstop with no record.
-  const lastReceive = isLastReceive(receiveCountOf(record.attributes), deps.config.backstopMaxReceiveCount);
-  const counted = reason !== 'receive-limit' && !lastReceive;
+  const counted = reason !== 'receive-limit' && !onLastReceive(deps, record);
   // Rule 11b: many quarantines at once look like an outage, not poison. Stop quarantining.
   if (counted && shouldStopQuarantine(shares.peek('quarantined'), deps.config.policy)) {
     deps.logger.error('quarantine share above threshold: pausing instead of quarantining', {

@@ -13,10 +13,10 @@ import { decideFailure } from '../core/failure';
 import type { LedgerItem } from '../core/types';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
+import { onLastReceive } from './last-receive';
 import { reportFailureEvent } from './outage-watch';
 import {
   handBackUnlessLastReceive,
-  onLastReceive,
   PAUSED,
   quarantined,
   type RecordOutcome,

@@ -5,9 +5,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { isOwnTableUnavailable } from '../adapters/errors';
 import { failureEventForMessage } from '../core/delivery';
-import { isLastReceive, receiveCountOf } from '../core/receive-limit';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
+import { onLastReceive } from './last-receive';
 import { reportFailureEvent } from './outage-watch';
 import { type QuarantineRequest, quarantineMessage } from './quarantine-step';
 import type { ShareWindow } from './share-window';
@@ -75,11 +75,6 @@ export async function handBackUnlessLastReceive(
 
 /** Returned for the probe: an outage interrupted the attempt (rule 7). */
 export const PAUSED: RecordOutcome = { kind: 'returned', why: 'paused' };
-
-/** Whether SQS moves this record to the backstop if it is handed back once more. */
-export function onLastReceive(deps: ConsumerDeps, record: SQSRecord): boolean {
-  return isLastReceive(receiveCountOf(record.attributes), deps.config.backstopMaxReceiveCount);
-}
 
 /** Outcomes after which the message stays in the queue: the batch response hands it back. */
 export function staysInQueue(outcome: RecordOutcome): boolean {

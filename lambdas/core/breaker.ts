@@ -5,7 +5,7 @@
  * open -(cool-down)-> half-open -(probe)-> closed | open (cool-down doubled), because each one
  * changes the event source mapping. `epoch` numbers pause episodes and names the pause execution.
  */
-import { BREAKER_STATE } from '../../contract/control';
+import { BREAKER_STATE, type PauseReason } from '../../contract/control';
 import type { ErrorClass, ErrorEvidence, FailureCounters } from './types';
 
 export interface ClosedBreaker {
@@ -57,9 +57,6 @@ export interface UnreadableBreaker {
 
 /** The breaker item as read. */
 export type BreakerReading = BreakerRecord | UnreadableBreaker;
-
-/** Why the consumer pauses by itself. */
-export type PauseReason = 'quarantine-unwritable' | 'quarantine-capacity' | 'quarantine-share' | 'outage';
 
 /**
  * Whether a pause waits for an operator instead of probing. Rule 11: a quarantine that cannot be

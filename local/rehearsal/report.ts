@@ -156,9 +156,11 @@ function operatorLines(observed: Observed, verdict: Verdict): string[] {
 function deadlineLines(run: ScenarioRun, verdict: Verdict): string[] {
   const killed = run.killedAtDeadline;
   const deadline = `${run.scenario.consumerTimeoutSeconds} s`;
-  const margin =
-    `  deadline: the slowest invocation that answered took ${seconds(run.slowestAnsweredMs)} of its ${deadline}; ` +
-    `invocations killed: ${killed}`;
+  const slowest =
+    run.slowestAnsweredMs === 0
+      ? 'no invocation answered'
+      : `the slowest invocation that answered took ${seconds(run.slowestAnsweredMs)} of its ${deadline}`;
+  const margin = `  deadline: ${slowest}; invocations killed: ${killed}`;
   if (verdict.pass || killed === 0) return [margin, ''];
   return [
     margin,

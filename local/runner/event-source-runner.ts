@@ -18,8 +18,8 @@ import { pause } from './pause';
 import { deleteRecords, readVisibilityTimeoutSeconds, receiveBatch } from './queue-io';
 import { buildSqsEvent } from './sqs-event';
 import type {
+  EndedRef,
   EventSourceRunner,
-  ReturnedRef,
   RunnerEventName,
   RunnerEvents,
   RunnerOptions,
@@ -265,7 +265,7 @@ class Runner {
   /** Lambda's rules: only a normal return deletes anything; a crash or timeout also resets the environment. */
   private async settle(
     slot: number,
-    ref: ReturnedRef,
+    ref: EndedRef,
     records: SQSRecord[],
     outcome: InvocationOutcome,
   ): Promise<void> {
@@ -286,7 +286,7 @@ class Runner {
     }
   }
 
-  private async applyResponse(ref: ReturnedRef, records: SQSRecord[], response: unknown): Promise<void> {
+  private async applyResponse(ref: EndedRef, records: SQSRecord[], response: unknown): Promise<void> {
     const batchItemFailures = listedIdentifiers(response);
     const settlement = settleBatch(ref.messageIds, response);
     if (settlement.kind === 'whole-batch-failed') {

@@ -98,9 +98,9 @@ interface InvocationRef {
   readonly messageIds: readonly string[];
 }
 
-/** An invocation that returned or threw before its deadline, and how long the handler took. */
-export type ReturnedRef = InvocationRef & {
-  /** From the invoke to the handler's answer, wall clock: how close the machine came to the deadline. */
+/** An invocation and how long it took to end: its answer (returned, threw), its crash or its kill. */
+export type EndedRef = InvocationRef & {
+  /** From the invoke to its end, wall clock: for an answer, how close the machine came to the deadline. */
   readonly durationMs: number;
 };
 
@@ -116,7 +116,7 @@ export interface RunnerEvents {
   };
   invoke: InvocationRef;
   /** The handler returned: which records were deleted and which were left for redelivery. */
-  result: ReturnedRef & {
+  result: EndedRef & {
     readonly batchItemFailures: readonly string[];
     readonly deleted: readonly string[];
     readonly returned: readonly string[];
@@ -124,7 +124,7 @@ export interface RunnerEvents {
     readonly wholeBatchFailure?: string;
   };
   /** The handler threw or rejected: the whole batch goes back, the environment stays warm. */
-  'function-error': ReturnedRef & { readonly error: { readonly name: string; readonly message: string } };
+  'function-error': EndedRef & { readonly error: { readonly name: string; readonly message: string } };
   /** The process died; `messageIds` is empty when it died between invocations. */
   crash: Omit<InvocationRef, 'requestId'> & {
     readonly requestId?: string;

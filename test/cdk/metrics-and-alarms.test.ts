@@ -73,6 +73,9 @@ describe('the pipeline’s metric helpers', () => {
     expect(() => pipeline.metricQuarantined({ reason: 'crash-limt' })).toThrow(
       /reason "crash-limt" is none of/,
     );
+    expect(() => pipeline.metricBreakerTrips({ reason: 'outages' })).toThrow(
+      /BreakerTrips: reason "outages" is none of quarantine-unwritable, quarantine-capacity, quarantine-share, outage/,
+    );
     expect(() => pipeline.metricConsumer(CONSUMER_METRIC.attempts, { reason: 'outage' })).toThrow(
       /AttemptsStarted is not counted by reason \(reason: "outage"\)/,
     );

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { PauseReason } from '../../contract/control';
 import {
   type BreakerRecord,
   holdingBreaker,
   isPoisonSuspect,
-  type PauseReason,
   pauseWaitsForOperator,
   restartCooldownSeconds,
   returnAfterPauseSeconds,

@@ -548,6 +548,13 @@ describe('the judge and the report', () => {
     expect(JSON.parse(jsonReport(results, 3000)).scenarios[0].timings.slowestAnsweredMs).toBe(1234);
   });
 
+  it('given a run in which no invocation answered, then the deadline line says so instead of a time', () => {
+    // Act
+    const report = textReport([ran({ ...runOf(SEED, observed, 2), slowestAnsweredMs: 0 })], 3000);
+    // Assess
+    expect(report).toContain('  deadline: no invocation answered; invocations killed: 2\n');
+  });
+
   it('defect 16: given a failing scenario without kills, or a passing one with a kill, then no such line', () => {
     expect(textReport([ran(runOf(SEED))], 3000)).not.toContain('killed at');
     const passing = { ...SEED, expected: { ...SEED.expected, completed: 5, noHumanNeededFor: [] } };

@@ -1,0 +1,8 @@
+import type { SQSRecord } from 'aws-lambda';
+import { isLastReceive, receiveCountOf } from '../core/receive-limit';
+import type { ConsumerDeps } from './deps';
+
+/** Whether SQS moves this record to the backstop if it is handed back once more. */
+export function onLastReceive(deps: ConsumerDeps, record: SQSRecord): boolean {
+  return isLastReceive(receiveCountOf(record.attributes), deps.config.backstopMaxReceiveCount);
+}
