@@ -12,7 +12,7 @@ import {
   nextWindowSeconds,
   type OpenBreaker,
   probesTheWindow,
-  restartCooldownSeconds,
+  restartPauseTimings,
   returnAfterPauseSeconds,
 } from '../core/breaker';
 import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
@@ -222,8 +222,7 @@ async function checkPauseAlive(
   if (now - state.pauseCheckedAt < deps.config.controlCacheSeconds * 1000) return;
   state.pauseCheckedAt = now;
   try {
-    const cooldown = restartCooldownSeconds(breaker, now, deps.config.breakerTimings);
-    await keepPauseAlive(deps, breaker, cooldown);
+    await keepPauseAlive(deps, breaker, restartPauseTimings(breaker, now, deps.config.breakerTimings));
   } catch (error) {
     // The records go back either way; the next check tries again.
     deps.logger.error('the pause execution could not be checked or restarted', {

@@ -72,8 +72,9 @@ export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason):
 export async function keepPauseAlive(
   deps: ConsumerDeps,
   pause: { readonly epoch: number; readonly reason: string; readonly stop: boolean },
-  cooldownSeconds = deps.config.breakerTimings.cooldownSeconds,
+  restart: { readonly cooldownSeconds: number; readonly maxCooldownSeconds: number } = deps.config
+    .breakerTimings,
 ): Promise<void> {
   const { epoch, reason, stop } = pause;
-  await deps.operations.startPause({ epoch, reason, stop, ...deps.config.breakerTimings, cooldownSeconds });
+  await deps.operations.startPause({ epoch, reason, stop, ...deps.config.breakerTimings, ...restart });
 }

@@ -182,25 +182,36 @@ function reopenedCooldownSeconds(cooldownSeconds: number, timings: WindowTimings
 }
 
 /**
- * The cool-down a pause run begins with when it is started again for this breaker (the run that
+ * The timings a pause run begins with when it is started again for this breaker (the run that
  * drove it died): what keeps the episode's timeline, so its window opens when the dead run's next
  * one would have. Open: at the end of the cool-down it was in. Half-open and holding (its window
  * went against the dependency): after that window and the doubled cool-down its reopening would
  * have set, which is when the records handed back for the next window come back
  * (`nextWindowSeconds`). Begun again with the first cool-down, the run's window ended before they
  * were visible and restored consumption in silence while the dependency was still down.
+ * Two more bounds. The window must be open when the records of the batch that restarts it come
+ * back (`returnAfterPauseSeconds`), with half a window left: past the cool-down the timeline says
+ * "at once", and a window opened at once ended just as they came back. And the pause machine
+ * refuses a cool-down under 1 s or over the input's cap (CheckPauseInput): the cap is raised to
+ * the cool-down where the timeline runs past it (a capped reopening plus its window).
  */
-export function restartCooldownSeconds(
+export function restartPauseTimings(
   breaker: OpenBreaker | HalfOpenBreaker,
   now: number,
   timings: WindowTimings,
-): number {
+): { readonly cooldownSeconds: number; readonly maxCooldownSeconds: number } {
   const cooled = breaker.openedAt + breaker.cooldownSeconds * 1000;
   const windowOpens =
     breaker.state === BREAKER_STATE.halfOpen
       ? cooled + (timings.probeSeconds + reopenedCooldownSeconds(breaker.cooldownSeconds, timings)) * 1000
       : cooled;
-  return Math.max(0, Math.ceil((windowOpens - now) / 1000));
+  const comeBack = returnAfterPauseSeconds(breaker, now, timings) ?? 0;
+  const cooldownSeconds = Math.max(
+    1,
+    Math.ceil((windowOpens - now) / 1000),
+    comeBack - Math.floor(timings.probeSeconds / 2),
+  );
+  return { cooldownSeconds, maxCooldownSeconds: Math.max(timings.maxCooldownSeconds, cooldownSeconds) };
 }
 
 /**

@@ -17,6 +17,7 @@
  * campaign's `kill-pause`) leaves it as it was, disabled or at the probe footprint.
  * Left out: the mapping's asynchronous disable (taken as immediate), notifications, `hold`.
  */
+import { DEFAULTS } from '../../contract/defaults';
 import type { Execution } from '../world/memory-operations';
 import type { World } from '../world/world';
 import type { Trace } from './trace';
@@ -101,7 +102,12 @@ export class PauseModel {
       cooldownSeconds?: number;
       maxCooldownSeconds?: number;
       probeSeconds?: number;
+      pollSeconds?: number;
     };
+    if (!this.acceptsInput(input)) {
+      execution.status = 'FAILED';
+      return;
+    }
     // ReadBreaker: the run takes stop and reason from the item of its epoch, never the input.
     const tripped =
       this.world.control.garbledBreaker === undefined ? this.world.control.breaker?.record : undefined;
@@ -114,8 +120,8 @@ export class PauseModel {
       epoch: input.epoch,
       stop: tripped.stop,
       cooldown: input.cooldownSeconds ?? this.firstCooldownSeconds,
-      maxCooldown: input.maxCooldownSeconds ?? 3600,
-      probeSeconds: input.probeSeconds ?? 30,
+      maxCooldown: input.maxCooldownSeconds ?? DEFAULTS.breakerMaxCooldownSeconds,
+      probeSeconds: input.probeSeconds ?? DEFAULTS.breakerProbeSeconds,
       phase: 'cooling',
       until: 0,
     };
@@ -137,6 +143,25 @@ export class PauseModel {
     }
     // AfterDisable (or the stop's wait, refused once a resume is recorded).
     if (this.running.has(run.execution.name) && this.resumeRecorded()) this.restore(run, true);
+  }
+
+  /**
+   * CheckPauseInput: the machine fills in the construct's timings for those the input leaves out,
+   * then refuses (RejectInput) timings that cannot end, before it reads or changes anything.
+   */
+  private acceptsInput(input: {
+    cooldownSeconds?: number;
+    maxCooldownSeconds?: number;
+    probeSeconds?: number;
+    pollSeconds?: number;
+  }): boolean {
+    const cooldown = input.cooldownSeconds ?? this.firstCooldownSeconds;
+    const {
+      maxCooldownSeconds = DEFAULTS.breakerMaxCooldownSeconds,
+      probeSeconds = DEFAULTS.breakerProbeSeconds,
+      pollSeconds = DEFAULTS.breakerPollSeconds,
+    } = input;
+    return cooldown >= 1 && probeSeconds >= 1 && pollSeconds >= 1 && maxCooldownSeconds >= cooldown;
   }
 
   /**

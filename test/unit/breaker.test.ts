@@ -5,7 +5,7 @@ import {
   holdingBreaker,
   isPoisonSuspect,
   pauseWaitsForOperator,
-  restartCooldownSeconds,
+  restartPauseTimings,
   returnAfterPauseSeconds,
 } from '../../lambdas/core/breaker';
 import type { ErrorClass, FailureCounters } from '../../lambdas/core/types';
@@ -130,7 +130,7 @@ describe('returnAfterPauseSeconds', () => {
   });
 });
 
-describe("restartCooldownSeconds: a pause run started again keeps the episode's timeline", () => {
+describe("restartPauseTimings: a pause run started again keeps the episode's timeline", () => {
   const openedAt = Date.parse('2026-12-01T00:00:00Z');
   const timings = { probeSeconds: 30, maxCooldownSeconds: 200 };
   const open = {
@@ -151,17 +151,54 @@ describe("restartCooldownSeconds: a pause run started again keeps the episode's 
 
   it.each<[string, BreakerRecord & { state: 'open' | 'half-open' }, number, number]>([
     ['open, 20 s into its cool-down: the 40 s left of it', open, 20_000, 40],
-    ['open, past its cool-down: at once', open, 90_000, 0],
+    // The batch hands its records back for a window (30 s): the window must still be open then.
+    ['open, past its cool-down: half a window, so the records come back mid-window', open, 90_000, 15],
     // The dead run's window was [60 s, 90 s]; it would have reopened for 120 s: the next opens at 210 s.
     ['half-open and holding, at the start of its window: until the window after it', holding, 60_000, 150],
-    ['half-open and holding, at its end: the doubled cool-down', holding, 90_000, 120],
+    // Its records come back at 240 s (the doubled cool-down and a window): the window opens 15 s before.
+    ['half-open and holding, at its end: half a window before its records come back', holding, 90_000, 135],
     [
-      'half-open with a cool-down near the cap: the capped one',
+      'half-open with a cool-down near the cap: the capped one and a window',
       { ...holding, cooldownSeconds: 150 },
       150_000,
       230,
     ],
   ])('given %s', (_, breaker, elapsedMs, expected) => {
-    expect(restartCooldownSeconds(breaker, openedAt + elapsedMs, timings)).toBe(expected);
+    expect(restartPauseTimings(breaker, openedAt + elapsedMs, timings).cooldownSeconds).toBe(expected);
+  });
+
+  // Every restart the consumer sends must be one the pause state machine runs (CheckPauseInput:
+  // cooldownSeconds >= 1, maxCooldownSeconds >= cooldownSeconds), and its window must be open
+  // when the records this batch hands back come back, with half a window left: a window that
+  // ends as they come back restores consumption in silence while the dependency is still down.
+  it('given any breaker a batch finds, then the restart is accepted and its window holds the returned records', () => {
+    const checked: string[] = [];
+    for (const probeSeconds of [1, 2, 30, 45]) {
+      for (const cooldownSeconds of [1, 10, 60, 150, 200]) {
+        const limits = { probeSeconds, maxCooldownSeconds: 200 };
+        for (const breaker of [
+          { ...open, cooldownSeconds },
+          { ...holding, cooldownSeconds },
+        ] as const) {
+          const cooled = openedAt + cooldownSeconds * 1000;
+          const from = breaker.state === 'half-open' ? cooled : openedAt;
+          for (let elapsed = 0; elapsed <= 2 * (cooldownSeconds + probeSeconds) * 1000; elapsed += 500) {
+            const now = from + elapsed;
+            const restart = restartPauseTimings(breaker, now, limits);
+            const back = returnAfterPauseSeconds(breaker, now, limits) ?? 0;
+            const place = `${breaker.state} cool-down ${cooldownSeconds} probe ${probeSeconds} at +${elapsed} ms`;
+            expect(restart.cooldownSeconds, place).toBeGreaterThanOrEqual(1);
+            expect(restart.maxCooldownSeconds, place).toBeGreaterThanOrEqual(restart.cooldownSeconds);
+            expect(restart.maxCooldownSeconds, place).toBeGreaterThanOrEqual(limits.maxCooldownSeconds);
+            expect(back, place).toBeGreaterThanOrEqual(restart.cooldownSeconds);
+            expect(restart.cooldownSeconds + probeSeconds - back, place).toBeGreaterThanOrEqual(
+              Math.ceil(probeSeconds / 2),
+            );
+            checked.push(place);
+          }
+        }
+      }
+    }
+    expect(checked.length).toBeGreaterThan(1000);
   });
 });
