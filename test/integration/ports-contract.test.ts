@@ -14,6 +14,7 @@ import {
   ControlStateUnavailableError,
   LedgerStateMismatchError,
   LedgerUnavailableError,
+  QuarantineWriteError,
   SourceQueueError,
   StaleAttemptError,
 } from '../../lambdas/adapters/errors';
@@ -1216,6 +1217,24 @@ describe.each([memoryWorld(), motoWorld()])('$name', (world) => {
       // Assess
       expect([first, second]).toStrictEqual([{ created: true }, { created: false }]);
       expect(await ports.arrange.recordOf(id)).toStrictEqual({ status: 'open', messageId: 'm-1' });
+    });
+
+    it('issue 19: given a record whose item would pass 400 KB, then its transaction is refused as DynamoDB refuses it and nothing is written', async () => {
+      // Prepare: the record and its count are one TransactWriteItems; each item in it keeps the
+      // 400 KB item limit. A record with a stage of 399,000 bytes fits; 410,000 do not.
+      const [fits, tooBig] = [newKey('q-fits'), newKey('q-too-big')];
+      const fitted = await ports.quarantine.putRecord(newRecord(fits, { stage: 's'.repeat(399_000) }));
+
+      // Act
+      const error = await refusal(
+        ports.quarantine.putRecord(newRecord(tooBig, { stage: 's'.repeat(410_000) })),
+        QuarantineWriteError,
+      );
+
+      // Assess
+      expect(fitted).toStrictEqual({ created: true });
+      expect((error.cause as Error).name).toBe('ValidationException');
+      expect(await ports.arrange.recordOf(tooBig)).toBeUndefined();
     });
 
     it('given open, awaiting and settled records, when counted, then only open and awaiting-operator count', async () => {

@@ -4,14 +4,17 @@
  * as lambdas/adapters/quarantine-writer.ts writes them. Rule 11a's open-record counter is kept
  * as lambdas/adapters/open-records.ts keeps it on its item: absent until first used (then the
  * records are counted once), +1 with each record created, and moved with every change of a
- * record's status, never by a record written twice.
+ * record's status, never by a record written twice. A record item over DynamoDB's 400 KB is
+ * refused (its transaction with the counter fails as a whole).
  */
 
 import { COUNTED_STATUSES, type QuarantineStatus } from '../../contract/quarantine';
+import { QuarantineWriteError } from '../../lambdas/adapters/errors';
 import { countChange } from '../../lambdas/adapters/open-records';
 import { quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import type { QuarantineStorePort } from '../../lambdas/consumer/ports';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
+import { checkItemSize } from './dynamodb-limits';
 
 export type StoredRecord = Omit<NewQuarantineRecord, 'status'> & { status: QuarantineStatus };
 
@@ -34,6 +37,12 @@ export class MemoryQuarantine implements QuarantineStorePort {
   }
 
   async putRecord(record: NewQuarantineRecord): Promise<{ readonly created: boolean }> {
+    // One TransactWriteItems with the counter: each item in it keeps DynamoDB's item limit.
+    checkItemSize(
+      QuarantineWriteError,
+      `Quarantine table quarantine: record ${record.id} not written`,
+      record,
+    );
     if (this.records.has(record.id)) return { created: false };
     this.openRecords = this.current() + 1;
     this.records.set(record.id, this.counted(structuredClone(record)));
