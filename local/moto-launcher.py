@@ -14,8 +14,13 @@ tasks reach DynamoDB over HTTP (localhost:$MOTO_PORT), so they take the same loc
 
 Usage (local/moto.ts does this): .venv/bin/python local/moto-launcher.py PORT
 It listens on 127.0.0.1 only; MOTO_PORT should be set to PORT for Step Functions' calls.
+
+It exits when its standard input closes: local/moto.ts holds the other end of that pipe, so a
+test worker killed on a hook timeout, or a command stopped by Ctrl-C or SIGKILL, takes its server
+with it instead of leaving it running, parented to init (issue 21, item 7).
 """
 
+import os
 import sys
 import threading
 
@@ -36,7 +41,14 @@ def _call_action_atomically(self):  # type: ignore[no-untyped-def]
 
 DynamoHandler.call_action = _call_action_atomically  # type: ignore[method-assign]
 
+
+def _exit_when_parent_goes() -> None:
+    # Blocks until the pipe's other end is closed: only the parent's exit closes it.
+    sys.stdin.buffer.read()
+    os._exit(0)
+
 if __name__ == "__main__":
     if len(sys.argv) != 2 or not sys.argv[1].isdigit():
         sys.exit("usage: moto-launcher.py PORT")
+    threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
     server.main(["-H", "127.0.0.1", "-p", sys.argv[1]])

@@ -32,10 +32,11 @@ export async function startLocalAws(options: { readonly readyTimeoutMs?: number 
   }
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  // moto's Step Functions engine calls other services at localhost:$MOTO_PORT.
+  // moto's Step Functions engine calls other services at localhost:$MOTO_PORT. The launcher
+  // exits when its stdin closes, which only this process's end does (also when it is killed).
   const child = spawn(python, [launcher, String(port)], {
     env: { ...process.env, MOTO_PORT: String(port), AWS_DEFAULT_REGION: LOCAL_REGION },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['pipe', 'ignore', 'pipe'],
   });
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
