@@ -247,3 +247,25 @@ describe('a quarantine finished at redelivery keeps the error it began with', ()
     expect(record.lastError?.class).toBe('permanent');
   });
 });
+
+describe('rule 6: only a crash restarts a trial', () => {
+  it('given a trial running, when a message that failed transiently comes back, then the trial goes on counting', async () => {
+    // Prepare: a trial of 5 messages; M1 fails transiently once, then completes.
+    const { world } = testWorld({ scripts: { M1: [[{ do: 'throw', error: 'transient' }], []] } });
+    world.control.isolation = {
+      active: true,
+      remaining: 5,
+      startedAt: world.clock.now(),
+      reason: 'unattributable-crash',
+    };
+    const startIsolation = vi.spyOn(world.control, 'startIsolation');
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+
+    // Act
+    await drive(world);
+
+    // Assess
+    expect(world.ledger.get('id-M1')?.state).toBe('completed');
+    expect(startIsolation).not.toHaveBeenCalled();
+  });
+});
