@@ -11,8 +11,7 @@ import {
   parseCommandArgs,
   splitCommandLine,
 } from './arguments';
-import type { Command, CommandContext, CommandResult } from './command';
-import { COMMANDS } from './commands';
+import type { Command, CommandContext, CommandEntry, CommandResult } from './command';
 import type { Deployment, Target } from './deployment';
 import { Refused, UsageError } from './errors';
 import { commandHelp, overallHelp } from './help';
@@ -31,13 +30,18 @@ export interface CliIo {
 
 export const EXIT = { ok: 0, failed: 1, refused: 2 } as const;
 
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+/** `commands`: the table to run from (bin/pq-commands.ts assembles pq's). */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  commands: readonly CommandEntry[],
+): Promise<number> {
   // Errors name the command once it is known: "pq list: ...", else "pq: ...".
   let command: Command | undefined;
   try {
     const line = splitCommandLine(argv);
-    if (line.name === undefined || line.name === 'help') return await withoutCommand(line, io);
-    command = await commandNamed(line.name).load();
+    if (line.name === undefined || line.name === 'help') return await withoutCommand(line, io, commands);
+    command = await commandNamed(commands, line.name).load();
     const args = parseCommandArgs(line.args, command.options);
     if (args.flag('version')) return done(io, versionLine());
     if (args.flag('help')) return done(io, commandHelp(command));
@@ -52,7 +56,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 /** `pq`, `pq --help`, `pq --version`, `pq help [COMMAND]`: nothing to run, no command loaded unless named. */
-async function withoutCommand(line: CommandLine, io: CliIo): Promise<number> {
+async function withoutCommand(
+  line: CommandLine,
+  io: CliIo,
+  commands: readonly CommandEntry[],
+): Promise<number> {
   const args = parseCommandArgs(line.args, {});
   if (args.flag('version')) return done(io, versionLine());
   if (line.name === 'help') {
@@ -62,16 +70,16 @@ async function withoutCommand(line: CommandLine, io: CliIo): Promise<number> {
     const [name] = args.positionals;
     return done(
       io,
-      name === undefined ? overallHelp(COMMANDS) : commandHelp(await commandNamed(name).load()),
+      name === undefined ? overallHelp(commands) : commandHelp(await commandNamed(commands, name).load()),
     );
   }
-  say(io.stdout, overallHelp(COMMANDS));
+  say(io.stdout, overallHelp(commands));
   // `pq` alone asked for nothing: the help, but not success, for a script that lost its command.
   return args.flag('help') ? EXIT.ok : EXIT.refused;
 }
 
-function commandNamed(name: string) {
-  const entry = COMMANDS.find((candidate) => candidate.name === name);
+function commandNamed(commands: readonly CommandEntry[], name: string) {
+  const entry = commands.find((candidate) => candidate.name === name);
   if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
   return entry;
 }

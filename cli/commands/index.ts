@@ -2,6 +2,7 @@
  * Every command, in the order the overall help lists them, with its one-line summary. A command's
  * module is loaded only when it runs or shows its help: `pq --version` and `pq --help` load none,
  * and `pq status --help` only status's (the AWS SDK comes with the deployment, on first use).
+ * `pq console` is the console's (console/command.ts), added by bin/pq-commands.ts.
  */
 import type { CommandEntry } from '../command';
 
@@ -70,10 +71,5 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'recount',
     summary: 'count the open records again: repairs the count the consumer stops at (rule 11a)',
     load: async () => (await import('./recount')).recount,
-  },
-  {
-    name: 'console',
-    summary: 'a web console on 127.0.0.1: overview, failure groups, records, the same actions',
-    load: async () => (await import('./console')).consoleCommand,
   },
 ];

@@ -7,6 +7,7 @@
  * for the report; the task token is read only to prove it is not in that output, and is never
  * kept or printed (should the CLI ever print it, the report shows a placeholder instead).
  */
+import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { runCli } from '../../cli/run';
 import type { LocalPipeline } from '../local-pipeline';
 import { LOCAL_CREDENTIALS } from '../moto';
@@ -111,11 +112,15 @@ async function takeStep(step: OperatorStep, options: OperatorOptions): Promise<O
   process.env.AWS_SECRET_ACCESS_KEY = LOCAL_CREDENTIALS.secretAccessKey;
   let stdout = '';
   let stderr = '';
-  const exitCode = await runCli(command, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: {},
-  });
+  const exitCode = await runCli(
+    command,
+    {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: {},
+    },
+    PQ_COMMANDS,
+  );
   const tokenInOutput = stdout.includes(waiting.token) || stderr.includes(waiting.token);
   const lines = (text: string) =>
     text

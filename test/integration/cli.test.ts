@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { runCli } from '../../cli/run';
 import { groupId } from '../../lambdas/core/operator';
 import { LOCAL_CREDENTIALS } from '../../local/moto';
@@ -35,11 +36,15 @@ let workDir: string;
 async function runRaw(argv: readonly string[], env: Record<string, string>) {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env,
-  });
+  const code = await runCli(
+    argv,
+    {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env,
+    },
+    PQ_COMMANDS,
+  );
   return { code, stdout, stderr };
 }
 

@@ -3,6 +3,7 @@
  * as AWS needs its target in `argv` (or fails on "which consumer?"). `clock` fixes the CLI's
  * time and waits.
  */
+import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { type CliIo, runCli } from '../../cli/run';
 
 export interface CapturedRun {
@@ -17,12 +18,16 @@ export async function runCliCaptured(
 ): Promise<CapturedRun> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: {},
-    ...clock,
-  });
+  const code = await runCli(
+    argv,
+    {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: {},
+      ...clock,
+    },
+    PQ_COMMANDS,
+  );
   return { code, stdout, stderr };
 }
 

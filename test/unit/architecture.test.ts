@@ -80,6 +80,59 @@ function importCycles(dirs: readonly string[]): string[] {
   return cycles;
 }
 
+/** The folders of the product, its tools and its tests: each one room. */
+const SOURCE_FOLDERS = [
+  'bin',
+  'contract',
+  'lib',
+  'lambdas/core',
+  'lambdas/adapters',
+  'lambdas/consumer',
+  'lambdas/handlers',
+  'cli',
+  'console',
+  'local',
+  'bench',
+] as const;
+
+/** The source folder a file is in (the longest that holds it), if any. */
+function folderOf(file: string): string | undefined {
+  const relative = path.relative(root, file);
+  return [...SOURCE_FOLDERS]
+    .sort((a, b) => b.length - a.length)
+    .find((folder) => relative === folder || relative.startsWith(`${folder}${path.sep}`));
+}
+
+/** Which folders each folder imports from (itself left out). */
+function folderImports(folders: readonly string[]): Map<string, Set<string>> {
+  const imports = new Map<string, Set<string>>(folders.map((folder) => [folder, new Set()]));
+  for (const folder of folders) {
+    const dir = path.join(root, folder);
+    for (const file of sourceFiles(dir)) {
+      if (folderOf(file) !== folder) continue;
+      for (const specifier of importsOf(file)) {
+        const target = resolveSource(specifier, file);
+        const into = target === undefined ? undefined : folderOf(target);
+        if (into !== undefined && into !== folder) imports.get(folder)?.add(into);
+      }
+    }
+  }
+  return imports;
+}
+
+/** Every pair of folders that import each other, as `a <-> b`. */
+function pairsBothWays(imports: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const pairs: string[] = [];
+  for (const [folder, targets] of imports)
+    for (const target of targets)
+      if (folder < target && imports.get(target)?.has(folder)) pairs.push(`${folder} <-> ${target}`);
+  return pairs;
+}
+
+function folderCycles(folders: readonly string[]): string[] {
+  return pairsBothWays(folderImports(folders));
+}
+
 const resolvesInto = (specifier: string, file: string, folder: string) =>
   specifier.startsWith('.') &&
   path.resolve(path.dirname(file), specifier).startsWith(path.join(root, folder));
@@ -128,6 +181,21 @@ describe('the direction of dependencies', () => {
 
   it('has no import cycles among the sources', () => {
     expect(importCycles(['contract', 'lib', 'lambdas', 'cli'])).toEqual([]);
+  });
+
+  // Issue 23, item 5: a cycle between two folders is two rooms that cannot be read apart, even
+  // when no file cycle shows it (cli/commands/console.ts imported console/, whose server imports
+  // cli/). Type-only imports count too.
+  it('has no cycle between source folders: for every pair, at most one imports the other', () => {
+    expect(folderCycles(SOURCE_FOLDERS)).toEqual([]);
+  });
+
+  it('sees a folder cycle when there is one (the check can fail)', () => {
+    const planted = new Map([
+      ['cli', new Set(['console'])],
+      ['console', new Set(['cli'])],
+    ]);
+    expect(pairsBothWays(planted)).toEqual(['cli <-> console']);
   });
 
   it('sees the imports it checks (the scan is not empty)', () => {

@@ -1,12 +1,13 @@
 /**
- * `pq console`: the same inspection and actions in a browser (console/), on loopback only. The
- * command returns once the console listens, with the URL to open; the server keeps the process
- * running until it is stopped (Ctrl-C).
+ * `pq console`: the same inspection and actions in a browser, on loopback only. The command
+ * returns once the console listens, with the URL to open; the server keeps the process running
+ * until it is stopped (Ctrl-C). It lives here, not in cli/: the console is built on the CLI's
+ * core, never the other way round; bin/pq-commands.ts puts it in pq's table.
  */
-import { startConsole } from '../../console/server';
-import { positionals } from '../arguments';
-import type { Command, CommandContext } from '../command';
-import { UsageError } from '../errors';
+import { positionals } from '../cli/arguments';
+import type { Command, CommandContext } from '../cli/command';
+import { UsageError } from '../cli/errors';
+import { startConsole } from './server';
 
 export const consoleCommand: Command = {
   name: 'console',
