@@ -10,7 +10,7 @@ import { PROCESSOR_MODULE_ALIAS } from '../../lib/consumer-function';
 import { CONSUMER_BUNDLE_LIMIT_BYTES, consumerAssetFiles, FIXTURE_PROCESSOR, pipelineStack } from './synth';
 
 describe('the consumer bundle', () => {
-  const { app, stack } = pipelineStack();
+  const { app, stack } = pipelineStack({}, undefined, { bundle: true });
   const assembly = app.synth();
   const files = consumerAssetFiles(assembly.directory, assembly.getStackByName(stack.stackName).template);
 
@@ -59,7 +59,11 @@ describe('the consumer bundle', () => {
 
 describe("the consumer bundle with the user's bundling options", () => {
   // Prepare: options of the user's own, merged over the construct's.
-  const { app, stack } = pipelineStack({ bundling: { banner: '/* built by the user */', minify: false } });
+  const { app, stack } = pipelineStack(
+    { bundling: { banner: '/* built by the user */', minify: false } },
+    undefined,
+    { bundle: true },
+  );
   const assembly = app.synth();
   const code =
     consumerAssetFiles(assembly.directory, assembly.getStackByName(stack.stackName).template)

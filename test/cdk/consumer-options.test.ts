@@ -80,7 +80,7 @@ describe('the consumer in a VPC', () => {
 
   it('given no vpc, then the consumer is in none and its role holds no network grant', () => {
     // Act
-    const { stack } = pipelineStack({}, undefined, { bundle: false });
+    const { stack } = pipelineStack();
     const template = Template.fromStack(stack);
 
     // Assess
@@ -121,7 +121,7 @@ describe('layers and tracing', () => {
 
   it('given no tracing prop, then tracing is off', () => {
     // Act
-    const { stack } = pipelineStack({}, undefined, { bundle: false });
+    const { stack } = pipelineStack();
 
     // Assess
     expect(consumerOf(Template.fromStack(stack)).TracingConfig).toBeUndefined();
@@ -170,6 +170,6 @@ describe('validation of the function options', () => {
       /bundling.externalModules must not name pq-user-processor: processorEntry is bundled in \(given \["pg","pq-user-processor"\]\)/,
     ],
   ])('refuses bundling options that change what the consumer needs: %o', (props, message) => {
-    expect(() => pipelineStack(props, undefined, { bundle: false })).toThrow(message);
+    expect(() => pipelineStack(props)).toThrow(message);
   });
 });

@@ -9,12 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { CONSUMER_METRIC, METRIC_NAMESPACE, METRIC_SERVICE } from '../../contract/metrics';
 import { pipelineStack } from './synth';
 
-const UNBUNDLED = { bundle: false } as const;
-
 describe('the pipeline’s metric helpers', () => {
   it('given an alarm on metricQuarantined({ reason }), then it watches the consumer’s series of that reason', () => {
     // Prepare
-    const { stack, pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+    const { stack, pipeline } = pipelineStack();
 
     // Act
     new cloudwatch.Alarm(stack, 'CrashLimit', {
@@ -45,7 +43,7 @@ describe('the pipeline’s metric helpers', () => {
 
   it('given the other helpers, then each names its metric and takes CloudWatch’s options', () => {
     // Prepare
-    const { pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+    const { pipeline } = pipelineStack();
 
     // Act
     const metrics = [
@@ -67,7 +65,7 @@ describe('the pipeline’s metric helpers', () => {
 
   it('given a reason no quarantine has, or a reason for a metric not kept by reason, then it fails naming the value', () => {
     // Prepare
-    const { pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+    const { pipeline } = pipelineStack();
 
     // Act and assess
     expect(() => pipeline.metricQuarantined({ reason: 'crash-limt' })).toThrow(
@@ -85,7 +83,7 @@ describe('the pipeline’s metric helpers', () => {
 describe('the pipeline’s alarms, by name', () => {
   it('given a pipeline, then each alarm is a named property, all of them in `alarms`', () => {
     // Prepare
-    const { stack, pipeline } = pipelineStack({}, undefined, UNBUNDLED);
+    const { stack, pipeline } = pipelineStack();
     const { alarms } = pipeline;
 
     // Act

@@ -10,8 +10,6 @@ import { CONSUMER_METRIC, METRIC_NAMESPACE, METRIC_SERVICE } from '../../contrac
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
 import { FIXTURE_PROCESSOR, joinedText, synthPipeline } from './synth';
 
-const UNBUNDLED = { bundle: false } as const;
-
 interface Widget {
   readonly type: string;
   readonly properties: {
@@ -44,7 +42,7 @@ function linesOf(found: Widget): string[] {
 }
 
 describe('the dashboard', () => {
-  const { template } = synthPipeline({}, undefined, UNBUNDLED);
+  const { template } = synthPipeline();
   const widgets = widgetsOf(template);
 
   it('given the default props, then it shows queue, consumer, quarantines, breaker and executions, top-down', () => {
@@ -177,7 +175,7 @@ describe('the dashboard', () => {
 });
 
 describe("the alarms on the consumer's own metrics", () => {
-  const { template } = synthPipeline({}, undefined, UNBUNDLED);
+  const { template } = synthPipeline();
 
   it.each([
     ['OutcomeUnknown', CONSUMER_METRIC.outcomeUnknown, /pq verify/],
@@ -220,7 +218,7 @@ describe('the outputs', () => {
 
   it('given a stack with a region, then they name the consumer and the pq command line with its region', () => {
     // Act
-    const { template } = synthPipeline({}, undefined, UNBUNDLED);
+    const { template } = synthPipeline();
 
     // Assess
     expect(outputValue(template, 'ConsumerFunctionName')).toStrictEqual(consumer);
@@ -231,7 +229,7 @@ describe('the outputs', () => {
 
   it('given an environment-agnostic stack, then the command line takes the region it is deployed to', () => {
     // Act
-    const { template } = synthPipeline({}, null, UNBUNDLED);
+    const { template } = synthPipeline({}, null);
 
     // Assess
     expect(outputValue(template, 'OperatorCommand')).toStrictEqual({

@@ -140,7 +140,7 @@ const EXPECTED: RoleWrite[] = [
 ];
 
 function synthesizedWrites(): RoleWrite[] {
-  const { stack, pipeline } = pipelineStack({}, undefined, { bundle: false });
+  const { stack, pipeline } = pipelineStack();
   pipeline.grantOperator(new iam.Role(stack, 'Operator', { assumedBy: new iam.AccountRootPrincipal() }));
   return roleWrites(Template.fromStack(stack));
 }

@@ -13,8 +13,9 @@ const TEST_ENV = { account: '111111111111', region: 'eu-west-1' };
 export interface SynthOptions {
   /**
    * Bundle the consumer with esbuild. Without, its code is a placeholder (CDK's
-   * `aws:cdk:bundling-stacks` context): enough for tests of the template, and seconds faster.
-   * @default true
+   * `aws:cdk:bundling-stacks` context): enough for tests of the template, and seconds faster;
+   * only a test about the bundle itself (or one that deploys and runs it) asks for it.
+   * @default false
    */
   readonly bundle?: boolean;
 }
@@ -25,7 +26,7 @@ export function pipelineStack(
   env: Environment | null = TEST_ENV,
   options: SynthOptions = {},
 ) {
-  const app = new App(options.bundle === false ? { context: { 'aws:cdk:bundling-stacks': [] } } : {});
+  const app = new App(options.bundle === true ? {} : { context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Test', env === null ? {} : { env });
   const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props });
   return { app, stack, pipeline };

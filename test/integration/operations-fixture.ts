@@ -69,7 +69,7 @@ export async function eventually<T>(
 export async function startOperations(
   props: Partial<PoisonQuarantineProps> = {},
 ): Promise<OperationsFixture> {
-  const template = synthPipeline(props).template.toJSON() as CfnTemplate;
+  const template = synthPipeline(props, undefined, { bundle: true }).template.toJSON() as CfnTemplate;
   const aws = await startLocalAws();
   try {
     return await deploy(aws, template);

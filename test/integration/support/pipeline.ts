@@ -99,7 +99,7 @@ export function pipelineTemplate(): CfnTemplate {
   const file = join(dir, `${sourcesHash()}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as CfnTemplate;
   // Environment-agnostic: the ARNs the construct formats then resolve to the local account.
-  const template = synthPipeline({}, null).template.toJSON() as CfnTemplate;
+  const template = synthPipeline({}, null, { bundle: true }).template.toJSON() as CfnTemplate;
   mkdirSync(dir, { recursive: true });
   // Two test files may synthesize at once: write aside, then rename (atomic on one file system).
   const partial = `${file}.${process.pid}.tmp`;
