@@ -68,7 +68,7 @@ export interface ReplayFreeze {
 }
 
 /** The first cool-down, written when the breaker item is created by a trip. */
-export type BreakerTimings = Pick<Policy, 'breakerCooldownSeconds'>;
+type FirstCooldown = Pick<Policy, 'breakerCooldownSeconds'>;
 
 /** BatchGetItem may leave keys unprocessed under load; after this many rounds the read fails. */
 const BATCH_ROUNDS = 5;
@@ -112,7 +112,7 @@ export class ControlState {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    private readonly timings: BreakerTimings = defaultPolicy(),
+    private readonly timings: FirstCooldown = defaultPolicy(),
   ) {}
 
   /** Breaker, isolation trial and freeze in one BatchGetItem (strongly consistent). */
