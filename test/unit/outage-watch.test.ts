@@ -1,0 +1,128 @@
+/**
+ * consumer/outage-watch.ts with fakes: what a failure event is written with, when rule 7 trips,
+ * and what the trip does (only the winner of the trip starts the pause; a pause that cannot be
+ * started is said, never thrown). Mutation testing found these unpinned.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { ConsumerDeps } from '../../lambdas/consumer/deps';
+import { pauseConsumption, reportFailureEvent } from '../../lambdas/consumer/outage-watch';
+import { UnrecordedFailures } from '../../lambdas/consumer/unrecorded-failures';
+import { defaultPolicy } from '../../lambdas/core/types';
+
+const NOW = new Date('2026-12-02T10:00:00Z');
+const TIMINGS = { cooldownSeconds: 30, maxCooldownSeconds: 3600, probeSeconds: 30, pollSeconds: 5 };
+
+function fakes(
+  options: {
+    tripped?: boolean;
+    startPause?: () => Promise<unknown>;
+    recorded?: { key: string; at: number }[];
+  } = {},
+) {
+  const logs: [string, string, unknown][] = [];
+  const logger = {
+    warn: (message: string, fields: unknown) => logs.push(['warn', message, fields]),
+    error: (message: string, fields: unknown) => logs.push(['error', message, fields]),
+  };
+  const control = {
+    recordFailureEvent: vi.fn(async () => undefined),
+    failuresSince: vi.fn(async () => options.recorded ?? []),
+    tripBreaker: vi.fn(async () =>
+      options.tripped === false ? { tripped: false, epoch: 7 } : { tripped: true, epoch: 8 },
+    ),
+  };
+  const operations = {
+    startPause: vi.fn(options.startPause ?? (async () => ({ started: true, executionArn: 'arn' }))),
+  };
+  const deps = {
+    logger,
+    control,
+    operations,
+    now: () => NOW,
+    newId: () => 'event-1',
+    config: {
+      policy: { ...defaultPolicy(), outageFailureThreshold: 2, outageWindowSeconds: 60 },
+      breakerTimings: TIMINGS,
+    },
+  } as unknown as ConsumerDeps;
+  return { deps, logs, control, operations };
+}
+
+describe('reportFailureEvent', () => {
+  it('given an event, then it is written to expire ten windows after now', async () => {
+    const { deps, control } = fakes();
+    await reportFailureEvent(deps, new UnrecordedFailures(), { key: 'msg:a', kind: 'transient' });
+    expect(control.recordFailureEvent).toHaveBeenCalledWith({
+      key: 'msg:a',
+      kind: 'transient',
+      at: NOW,
+      eventId: 'event-1',
+      expiresAt: Math.floor(NOW.getTime() / 1000) + 600,
+    });
+  });
+
+  it('given events of two keys in the window, then an outage: it says so and pauses', async () => {
+    const at = NOW.getTime() - 1000;
+    const { deps, logs, control } = fakes({
+      recorded: [
+        { key: 'msg:a', at },
+        { key: 'msg:b', at },
+      ],
+    });
+    await expect(
+      reportFailureEvent(deps, new UnrecordedFailures(), { key: 'msg:b', kind: 'crash' }),
+    ).resolves.toBe(true);
+    expect(logs[0]).toEqual([
+      'warn',
+      'outage suspected: pausing consumption',
+      { event: 'outage-detected', distinctKeys: 2 },
+    ]);
+    expect(control.tripBreaker).toHaveBeenCalledWith({ reason: 'outage', now: NOW, stop: false });
+  });
+
+  it('given one key in the window, then no outage', async () => {
+    const { deps, control } = fakes({ recorded: [{ key: 'msg:a', at: NOW.getTime() }] });
+    await expect(
+      reportFailureEvent(deps, new UnrecordedFailures(), { key: 'msg:a', kind: 'crash' }),
+    ).resolves.toBe(false);
+    expect(control.tripBreaker).not.toHaveBeenCalled();
+  });
+});
+
+describe('pauseConsumption', () => {
+  it('given this call won the trip, then it says so and starts the pause for its epoch', async () => {
+    const { deps, logs, operations } = fakes();
+    await pauseConsumption(deps, 'quarantine-capacity');
+    expect(logs).toEqual([
+      [
+        'warn',
+        'consumption paused',
+        { event: 'paused', reason: 'quarantine-capacity', stop: true, epoch: 8 },
+      ],
+    ]);
+    expect(operations.startPause).toHaveBeenCalledWith({
+      epoch: 8,
+      reason: 'quarantine-capacity',
+      stop: true,
+      ...TIMINGS,
+    });
+  });
+
+  it('given another call won the trip, then nothing more: no line, no second pause', async () => {
+    const { deps, logs, operations } = fakes({ tripped: false });
+    await pauseConsumption(deps, 'outage');
+    expect(logs).toEqual([]);
+    expect(operations.startPause).not.toHaveBeenCalled();
+  });
+
+  it('given the pause cannot be started, then an error line, and the trip still stands (no throw)', async () => {
+    const refused = new Error('states refused');
+    const { deps, logs } = fakes({ startPause: () => Promise.reject(refused) });
+    await expect(pauseConsumption(deps, 'outage')).resolves.toBeUndefined();
+    expect(logs[1]).toEqual([
+      'error',
+      'the pause execution could not be started',
+      { event: 'pause-unstarted', epoch: 8, error: refused },
+    ]);
+  });
+});
