@@ -25,18 +25,32 @@ async function deliverUntilDone(world: World): Promise<void> {
 
 describe('names a processor gives its stages and calls', () => {
   it.each([
-    ['a stage', (name: string): ProcessorModule => ({ process: async (_m, ctx) => ctx.stage(name) })],
+    [
+      'a stage',
+      'ctx.stage name',
+      (name: string): ProcessorModule => ({ process: async (_m, ctx) => ctx.stage(name) }),
+    ],
     [
       'a call',
+      'ctx.external name',
       (name: string): ProcessorModule => ({
         process: async (_m, ctx) => {
           await ctx.external(name, async () => 'ok');
         },
       }),
     ],
+    [
+      "a call's idempotency key",
+      'ctx.external idempotencyKey',
+      (key: string): ProcessorModule => ({
+        process: async (_m, ctx) => {
+          await ctx.external('charge', async () => 'ok', { idempotencyKey: key });
+        },
+      }),
+    ],
   ])(
-    'given %s named with 500,000 bytes, then the message is quarantined with an error naming the limit',
-    async (_, processorOf) => {
+    'given %s of 500,000 bytes, then the message is quarantined with an error naming it and the limit',
+    async (_, what, processorOf) => {
       // Prepare
       const world = worldWith(processorOf('s'.repeat(500_000)));
       world.queue.send({ messageId: 'id-M1', body: 'M1' });
@@ -49,6 +63,7 @@ describe('names a processor gives its stages and calls', () => {
       expect(world.queue.messages.size).toBe(0);
       expect(record?.reason).toBe('unknown-error-repeated');
       expect(record?.lastError?.message).toContain(`at most ${WORK_NAME_MAX_BYTES} bytes`);
+      expect(record?.lastError?.message).toMatch(new RegExp(`^${what} is 500000 bytes`));
     },
   );
 
