@@ -7,7 +7,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONSUMER_METRIC } from '../../contract/metrics';
 import { createConsumer } from '../../lambdas/consumer/create-consumer';
-import { EmfMetrics } from '../../lambdas/consumer/metrics';
+import { EmfMetrics, loggingFailures } from '../../lambdas/consumer/metrics';
 import { worldEnvironment } from '../world/world';
 
 const QUEUE_ARN = 'arn:aws:sqs:eu-west-1:111111111111:orders';
@@ -129,4 +129,34 @@ describe('the consumer handler', () => {
     // Assess
     expect(addContext).toHaveBeenCalledWith(context);
   });
+});
+
+describe('metrics that fail', () => {
+  it.each([['count'], ['flush']] as const)(
+    'given a %s that throws, then a warning line, and nothing thrown',
+    (what) => {
+      // Prepare
+      const broken = new Error('EMF refused');
+      const failing = {
+        count: () => {
+          throw broken;
+        },
+        flush: () => {
+          throw broken;
+        },
+      };
+      const warn = vi.fn();
+      const metrics = loggingFailures(failing, { warn } as unknown as Logger);
+
+      // Act
+      if (what === 'count') metrics.count(CONSUMER_METRIC.attempts);
+      else metrics.flush();
+
+      // Assess
+      expect(warn).toHaveBeenCalledWith(`a metric ${what} failed`, {
+        event: 'metrics-failed',
+        error: broken,
+      });
+    },
+  );
 });
