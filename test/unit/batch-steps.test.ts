@@ -168,3 +168,51 @@ describe("a record's line in the log", () => {
     });
   });
 });
+
+describe('what a paused batch hands back', () => {
+  const visibleIn = (world: World, id: string, from: number) =>
+    ((world.queue.messages.get(id)?.visibleAt ?? 0) - from) / 1000;
+
+  it('given the batch paused for an outage, then the records it did not finish come back after the first cool-down', async () => {
+    // Prepare: a threshold of 1; M0 completes, our own table refuses M1's start: an outage, and
+    // M2 never starts.
+    const { world } = testWorld({
+      env: { [ENV.outageFailureThreshold]: '1' },
+      faults: [{ at: 'ledger.start', error: 'throttle', key: 'id-M1' }],
+    });
+    for (const label of ['M0', 'M1', 'M2']) world.queue.send({ messageId: `id-${label}`, body: label });
+    const at = world.clock.now();
+    const delay = vi.spyOn(world.queue, 'delay');
+
+    // Act
+    await world.deliver(world.environment(), 3);
+
+    // Assess: M0 completed before the outage and is not handed back.
+    expect(world.ledger.get('id-M0')?.state).toBe('completed');
+    expect(delay).toHaveBeenCalledTimes(2);
+    expect(world.control.breaker?.record).toMatchObject({ reason: 'outage', stop: false });
+    expect(world.ledger.get('id-M2')).toBeUndefined();
+    expect(visibleIn(world, 'id-M2', at)).toBe(DEFAULTS.breakerCooldownSeconds);
+  });
+
+  it('given the batch stopped for a person, then its records keep their visibility timeout', async () => {
+    // Prepare: one open record and a capacity of 1; P2 would be quarantined: a stop.
+    const permanent = [[{ do: 'throw', error: 'permanent' } as const]];
+    const { world } = testWorld({
+      env: { [ENV.quarantineCapacity]: '1', PQ_IN_PROCESS_CONCURRENCY: '1' },
+      scripts: { P1: permanent, P2: permanent },
+    });
+    world.queue.send({ messageId: 'id-P1', body: 'P1' });
+    await world.deliver(world.environment(), 1);
+    world.queue.send({ messageId: 'id-P2', body: 'P2' });
+    world.queue.send({ messageId: 'id-M3', body: 'M3' });
+    const at = world.clock.now();
+
+    // Act
+    await world.deliver(world.environment(), 2);
+
+    // Assess: the visibility timeout the world receives with (six times the attempt timeout).
+    expect(world.control.breaker?.record).toMatchObject({ reason: 'quarantine-capacity', stop: true });
+    expect(visibleIn(world, 'id-P2', at)).toBe(6 * 30);
+  });
+});
