@@ -7,9 +7,9 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BREAKER_STATE } from '../../contract/control';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
+import { setOpenBreaker } from '../world/breaker-states';
 import { testWorld } from '../world/scenario';
 import type { Step } from '../world/scripted-processor';
 import type { World } from '../world/world';
@@ -48,25 +48,10 @@ describe('records beside another on its last receive', () => {
 });
 
 describe('an open breaker with no pause run driving it', () => {
-  function trippedWithoutRun(world: World): void {
-    world.control.breaker = {
-      record: {
-        state: BREAKER_STATE.open,
-        reason: 'outage',
-        epoch: 1,
-        openedAt: world.clock.now(),
-        cooldownSeconds: 10,
-        stop: false,
-      },
-      probeSuccesses: 0,
-      probeFailures: 0,
-    };
-  }
-
   it('given a batch that finds it, then the batch starts a pause run for its epoch, once per control-cache period', async () => {
     // Prepare
     const { world } = testWorld();
-    trippedWithoutRun(world);
+    setOpenBreaker(world);
     const startPause = vi.spyOn(world.operations, 'startPause');
     const env = world.environment();
     world.queue.send({ messageId: 'id-M1', body: 'M1' });

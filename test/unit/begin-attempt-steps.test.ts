@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BREAKER_STATE } from '../../contract/control';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
+import { setHalfOpenBreaker } from '../world/breaker-states';
 import { drive } from '../world/drive';
 import { testWorld } from '../world/scenario';
 import type { World } from '../world/world';
@@ -17,26 +18,6 @@ import type { World } from '../world/world';
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-function halfOpen(world: World): void {
-  world.control.breaker = {
-    record: {
-      state: BREAKER_STATE.halfOpen,
-      reason: 'outage',
-      epoch: 1,
-      openedAt: world.clock.now(),
-      cooldownSeconds: 10,
-      stop: false,
-      probeSuccesses: 0,
-      probeFailures: 0,
-      probeRepeatFailures: 0,
-    },
-    probeSuccesses: 0,
-    probeFailures: 0,
-    probeRepeatFailures: 0,
-    probeOwnFailures: 0,
-  };
-}
 
 const breakerState = (world: World) => world.control.breaker?.record.state ?? BREAKER_STATE.closed;
 
@@ -75,7 +56,7 @@ describe('our own tables refusing the start', () => {
     // Prepare
     const error = vi.spyOn(Logger.prototype, 'error');
     const { world } = testWorld({ env: { [ENV.outageFailureThreshold]: '5' }, faults: refusedStart });
-    halfOpen(world);
+    setHalfOpenBreaker(world);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     world.queue.send({ messageId: 'id-M2', body: 'M2' });
 

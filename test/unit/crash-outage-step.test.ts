@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { BREAKER_STATE } from '../../contract/control';
 import { ENV } from '../../contract/env';
+import { setHalfOpenBreaker } from '../world/breaker-states';
 import { testWorld } from '../world/scenario';
 import type { Step } from '../world/scripted-processor';
 
@@ -74,32 +75,12 @@ describe('crashes found at redelivery are rule 7 failure events', () => {
 });
 
 describe('a crash found in a half-open window is the probe failing', () => {
-  function halfOpen(world: ReturnType<typeof testWorld>['world']): void {
-    world.control.breaker = {
-      record: {
-        state: BREAKER_STATE.halfOpen,
-        reason: 'outage',
-        epoch: 1,
-        openedAt: world.clock.now(),
-        cooldownSeconds: 10,
-        stop: false,
-        probeSuccesses: 0,
-        probeFailures: 0,
-        probeRepeatFailures: 0,
-      },
-      probeSuccesses: 0,
-      probeFailures: 0,
-      probeRepeatFailures: 0,
-      probeOwnFailures: 0,
-    };
-  }
-
   it('given a fresh message that crashed, when its redelivery probes, then a probe failure is counted and the attempt says so', async () => {
     // Prepare: M1 crashes alone while the breaker is closed; then the breaker is half-open.
     const { world, deliverOne } = twoCrashedMessages('1');
     world.queue.send({ messageId: 'M1', body: 'M1' });
     await deliverOne();
-    halfOpen(world);
+    setHalfOpenBreaker(world);
 
     // Act: the probe finds the crash; with a threshold of 1 it is an outage.
     const probe = await deliverOne();
@@ -117,7 +98,7 @@ describe('a crash found in a half-open window is the probe failing', () => {
     await deliverOne();
     await deliverOne();
     expect(world.ledger.get('M1')).toMatchObject({ charged: 1, crashes: 1 });
-    halfOpen(world);
+    setHalfOpenBreaker(world);
 
     // Act
     await deliverOne();

@@ -6,25 +6,14 @@
  * campaign while on AWS it failed at once, leaving the breaker with no run to drive it.
  */
 import { describe, expect, it } from 'vitest';
-import { BREAKER_STATE } from '../../contract/control';
 import { PauseModel } from '../campaign/pause-model';
 import { Trace } from '../campaign/trace';
+import { setOpenBreaker } from '../world/breaker-states';
 import { World } from '../world/world';
 
 function trippedWorld(): World {
   const world = new World({ random: () => 0.5, processorFor: () => ({ process: async () => {} }) as never });
-  world.control.breaker = {
-    record: {
-      state: BREAKER_STATE.open,
-      reason: 'outage',
-      epoch: 1,
-      openedAt: world.clock.now(),
-      cooldownSeconds: 10,
-      stop: false,
-    },
-    probeSuccesses: 0,
-    probeFailures: 0,
-  };
+  setOpenBreaker(world);
   return world;
 }
 
