@@ -60,7 +60,7 @@ export async function measurePath(name: string, path: MessagePath): Promise<Path
     processorFor: (env) =>
       scriptedProcessor(
         env,
-        world.clock,
+        world,
         outside,
         (message) => path.attempts[Math.min(message.attempt, path.attempts.length) - 1] ?? [],
       ),

@@ -30,7 +30,7 @@ const OPEN_INVARIANTS = new Set<InvariantName>([]);
 const RARE = new Set<InvariantName>(['oracle-crash-alone-ends-at-the-limit']);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>(['lost-completion-redo-charged-in-soak-100031']);
+const OPEN_CASES = new Set<string>([]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;

@@ -54,8 +54,8 @@ const BUDGET = 2_000;
 const CAUGHT: Record<Defect, Partial<Record<InvariantName, number>>> = {
   'crash-never-charged': { 'oracle-charges-match-the-rules': 2, 'oracle-crash-alone-ends-at-the-limit': 2 },
   'collision-acknowledged-as-duplicate': { 'oracle-every-message-completed-or-kept': 3 },
-  'keyless-pending-skipped': { 'oracle-charges-match-the-rules': 16, 'no-keyless-call-repeated': 81 },
-  'last-receive-never-seen': { 'oracle-backstop-only-when-nothing-could-tell': 3 },
+  'keyless-pending-skipped': { 'oracle-charges-match-the-rules': 86, 'no-keyless-call-repeated': 81 },
+  'last-receive-never-seen': { 'oracle-backstop-only-when-nothing-could-tell': 61 },
   'attempt-recorded-after-work': {
     'no-keyless-call-repeated': 0,
     'no-message-lost': 2,

@@ -49,7 +49,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
     env: consumerEnvironment(schedule.config),
     processorFor: (env) =>
       tapProcessor(
-        scriptedProcessor(env, world.clock, outside, (message) => {
+        scriptedProcessor(env, world, outside, (message) => {
           const scripts = specs.get(message.messageId)?.scripts ?? [];
           return scripts[Math.min(message.attempt, scripts.length) - 1] ?? [];
         }),

@@ -14,7 +14,7 @@ function poisonWorld(capacity: number): World {
   const world: World = new World({
     env: { [ENV.quarantineCapacity]: String(capacity) },
     processorFor: (env) =>
-      scriptedProcessor(env, world.clock, outside, () => [{ do: 'throw', error: 'permanent' }]),
+      scriptedProcessor(env, world, outside, () => [{ do: 'throw', error: 'permanent' }]),
   });
   return world;
 }

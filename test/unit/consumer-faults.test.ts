@@ -848,7 +848,7 @@ describe('our own writes during the work (issue 22)', () => {
       random: () => 0.5,
       faultFor: (call) => (call.point === point && left-- > 0 ? 'throttle' : undefined),
       processorFor: (env) => ({
-        ...scriptedProcessor(env, world.clock, outside, () => [{ do: 'stage', name: 'parsed' }, charge]),
+        ...scriptedProcessor(env, world, outside, () => [{ do: 'stage', name: 'parsed' }, charge]),
         classify,
       }),
     });

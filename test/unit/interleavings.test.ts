@@ -16,8 +16,7 @@ async function raceWinner(interleave?: () => number): Promise<string | undefined
     env: { [ENV.messageKeyPath]: 'order.id' },
     random: () => 0.5,
     ...(interleave === undefined ? {} : { interleave }),
-    processorFor: (env) =>
-      scriptedProcessor(env, world.clock, outside, () => [{ do: 'stage', name: 'work' }]),
+    processorFor: (env) => scriptedProcessor(env, world, outside, () => [{ do: 'stage', name: 'work' }]),
   });
   for (const id of ['first', 'second'])
     world.queue.send({ messageId: id, body: JSON.stringify({ order: { id: 'order-1' }, note: id }) });

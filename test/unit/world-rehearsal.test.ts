@@ -12,7 +12,7 @@ function seedWorld(m3: readonly Step[]) {
   const world: World = new World({
     env: { PQ_IN_PROCESS_CONCURRENCY: '1' },
     processorFor: (env) =>
-      scriptedProcessor(env, world.clock, outside, (message) =>
+      scriptedProcessor(env, world, outside, (message) =>
         message.body === 'M3' ? m3 : [{ do: 'external', name: 'book', result: 'ok' }],
       ),
   });

@@ -52,7 +52,7 @@ export function testWorld(options: TestWorldOptions = {}): TestWorld {
     faultFor,
     random: () => 0.5,
     processorFor: (env) =>
-      scriptedProcessor(env, world.clock, outside, (message) => {
+      scriptedProcessor(env, world, outside, (message) => {
         const attempts = options.scripts?.[labelOf(message.body)] ?? [];
         return attempts[Math.min(message.attempt, attempts.length) - 1] ?? [];
       }),

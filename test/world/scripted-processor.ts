@@ -8,8 +8,7 @@
  */
 import type { ProcessorModule, QueueMessage, WorkContext } from '../../lambdas/consumer/types';
 import { PermanentError, TransientError } from '../../lambdas/core/errors';
-import type { Clock } from './clock';
-import type { ExecutionEnvironment } from './world';
+import type { ExecutionEnvironment, World } from './world';
 
 export type Step =
   | { readonly do: 'stage'; readonly name: string }
@@ -43,13 +42,13 @@ export class OutsideSystem {
 
 export function scriptedProcessor(
   env: ExecutionEnvironment,
-  clock: Clock,
+  time: Pick<World, 'pass'>,
   outside: OutsideSystem,
   scriptFor: ScriptFor,
 ): ProcessorModule {
   return {
     async process(message, ctx) {
-      for (const step of scriptFor(message)) await run(step, message, ctx, env, clock, outside);
+      for (const step of scriptFor(message)) await run(step, message, ctx, env, time, outside);
     },
   };
 }
@@ -59,7 +58,7 @@ async function run(
   message: QueueMessage,
   ctx: WorkContext,
   env: ExecutionEnvironment,
-  clock: Clock,
+  time: Pick<World, 'pass'>,
   outside: OutsideSystem,
 ): Promise<void> {
   if (!env.alive) return env.crash();
@@ -71,13 +70,8 @@ async function run(
     case 'crash':
       return env.crash();
     case 'work':
-      if (clock.now() + step.ms >= env.deadline) {
-        // Lambda ends the invocation at its deadline: a timeout is a crash.
-        clock.advanceTo(env.deadline);
-        return env.crash();
-      }
-      clock.advance(step.ms);
-      return;
+      // Past the invocation's deadline Lambda kills it there: a timeout is a crash.
+      return time.pass(env, step.ms);
     case 'external': {
       const options = step.idempotencyKey === undefined ? {} : { idempotencyKey: step.idempotencyKey };
       await ctx.external(step.name, () => callOutside(step, message, env, outside), options);

@@ -163,12 +163,22 @@ export class World {
       now: () => this.clock.date(),
       newId: () => `id-${++this.ids}`,
       random: this.random,
-      // Waiting is time passing, nothing more.
-      sleep: async (ms) => this.clock.advance(ms),
+      // Waiting is time passing for this environment alone, on the world's timers.
+      sleep: (ms) => this.pass(env, ms),
       // A dead environment's timers never fire: no code of it runs after its death.
       alarm: (ms, signal) => this.timers.after(ms, signal, () => env.alive),
     });
     return Object.assign(env, { handle: handler as unknown as Handle });
+  }
+
+  /**
+   * Lets `ms` of virtual time pass for one environment's code (a wait, the user's work). Time moves
+   * only when nothing else can run, to the earliest timer: another environment's long work never
+   * moves this one's clock past its deadline, and an invocation still waiting at its deadline is
+   * killed there (its deadline's timer fires first), after which this never settles.
+   */
+  pass(env: ExecutionEnvironment, ms: number): Promise<void> {
+    return this.timers.after(ms, new AbortController().signal, () => env.alive);
   }
 
   /**
