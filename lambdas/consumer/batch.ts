@@ -137,7 +137,6 @@ export async function handleBatch(
   };
   const setAside = await setAsideBesideLastReceive(deps, session, records);
   for (const [record, outcome] of setAside) outcomes.set(record.messageId, outcome);
-  const toRun = records.filter((record) => !setAside.has(record));
   if (deps.config.fifo) {
     // A held-back record comes back when its group's blocker does, not a visibility timeout later.
     // If that fails, the record only waits out its visibility timeout: nothing is lost.
@@ -149,9 +148,11 @@ export async function handleBatch(
           error: error as Error,
         });
       });
-    await runFifo(toRun, run, holdBack);
+    // Every record in SQS order: one set aside already has its outcome, and if it stays in the
+    // queue it holds the rest of its group like any other.
+    await runFifo(records, async (record) => setAside.get(record) ?? run(record), holdBack);
   } else {
-    const { fresh, suspects } = splitSuspects(toRun);
+    const { fresh, suspects } = splitSuspects(records.filter((record) => !setAside.has(record)));
     // A record on its last receive goes first, alone: a crash of another record would hand it
     // back, and SQS would move it to the backstop, past any evidence.
     const last = suspects.filter((record) => onLastReceive(deps, record));
