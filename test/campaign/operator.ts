@@ -1,6 +1,6 @@
 /**
  * The operator, as simple as the campaign needs, with the CLI's and the state machine's rules
- * (lambdas/core/operator.ts, cli/replay-flow.ts, lib/operations/outcome-unknown.ts):
+ * (lambdas/core/operator.ts, cli/replay-flow.ts, lib/operations/verification-state-machine.ts):
  * - replay an open record: record a cause first (rule 12), then the ledger's fresh budget
  *   conditioned on it still holding this quarantine, then the exact body to the source queue
  *   with `pq-message-key` and `pq-replay-of`; the record becomes `replayed`.
