@@ -1,0 +1,69 @@
+/**
+ * consumer/unreadable-breaker.ts: what mutation testing (issue 19, npm run mutation) left unpinned
+ * after unreadable-breaker-steps.test.ts. While the breaker item cannot be read nobody knows
+ * whether a window is open, so a record on its last receive reports no probe: neither a crash
+ * found at its redelivery nor our own ledger refusing its start is written as one.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { testWorld } from '../world/scenario';
+import type { World } from '../world/world';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const GARBLED = {
+  pk: { S: 'breaker' },
+  sk: { S: 'state' },
+  state: { S: 'paused-by-hand' },
+  epoch: { N: '3' },
+};
+
+/** Makes the next receive of `messageId` its last before the backstop (maxReceiveCount 10). */
+function lastReceiveNext(world: World, messageId: string): void {
+  const message = world.queue.messages.get(messageId);
+  if (message === undefined) throw new Error(`${messageId} not queued`);
+  message.receiveCount = 9;
+}
+
+describe('an unreadable breaker and a record on its last receive', () => {
+  it('given a fresh message that crashed alone, when its last receive finds the crash, then it is quarantined and no probe is reported', async () => {
+    // Prepare: M1 crashes alone while the breaker is readable; then the breaker item is garbled.
+    const { world } = testWorld({ scripts: { M1: [[{ do: 'crash' }]] } });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    expect((await world.deliver(world.environment(), 1)).kind).toBe('crashed');
+    world.control.corruptBreaker(GARBLED);
+    lastReceiveNext(world, 'id-M1');
+    const next = world.queue.nextVisibleAt();
+    if (next !== undefined) world.clock.advanceTo(next);
+    const recordProbe = vi.spyOn(world.control, 'recordProbe');
+
+    // Act
+    const result = await world.deliver(world.environment(), 1);
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'returned', failed: [] });
+    expect([...world.quarantine.records.values()].map((record) => record.reason)).toStrictEqual([
+      'receive-limit',
+    ]);
+    expect(recordProbe).not.toHaveBeenCalled();
+  });
+
+  it('given our ledger refusing its start, then it is handed back and no probe is reported', async () => {
+    // Prepare
+    const { world } = testWorld({ faults: [{ at: 'ledger.start', error: 'throttle', key: 'id-M1' }] });
+    world.control.corruptBreaker(GARBLED);
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    lastReceiveNext(world, 'id-M1');
+    const recordProbe = vi.spyOn(world.control, 'recordProbe');
+
+    // Act
+    const result = await world.deliver(world.environment(), 1);
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'returned', failed: ['id-M1'] });
+    expect(world.queue.messages.has('id-M1')).toBe(true);
+    expect(world.ledger.get('id-M1')).toBeUndefined();
+    expect(recordProbe).not.toHaveBeenCalled();
+  });
+});
