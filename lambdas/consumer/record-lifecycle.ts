@@ -53,9 +53,15 @@ export async function processRecord(
   try {
     await deps.processor.process(message, work.ctx);
   } catch (error) {
-    // The item as the ledger now holds it: a quarantine's evidence names the declared call (rule 8).
+    // The item as the ledger now holds it: a quarantine's evidence names the last stage (rule 3)
+    // and the declared call (rule 8).
+    const stage = work.lastStage();
     const external = work.lastExternal();
-    const current = external === undefined ? item : { ...item, external };
+    const current = {
+      ...item,
+      ...(stage === undefined ? {} : { stage }),
+      ...(external === undefined ? {} : { external }),
+    };
     const ownFailure = work.ownTableFailure();
     // After a keyless call may have gone through, a person decides whoever failed (rule 8).
     if (ownFailure !== undefined && !work.madeUnrepeatableCall())

@@ -28,6 +28,8 @@ export interface AttemptWork {
   readonly madeUnrepeatableCall: () => boolean;
   /** The external call this attempt declared last, as far as it knows: evidence for a quarantine. */
   readonly lastExternal: () => ExternalRecord | undefined;
+  /** The stage this attempt's work last recorded (its write landed): evidence for a quarantine (rule 3). */
+  readonly lastStage: () => string | undefined;
   /**
    * The first error our own tables gave a write of the work (a stage, a call's record), if any:
    * the attempt's failure is then ours, not the message's (rule 7), whatever the user's code
@@ -47,6 +49,7 @@ export function workContext(
   const unrepeatable = new Map<number, ExternalRecord>();
   let calls = 0;
   let lastExternal: ExternalRecord | undefined;
+  let lastStage: string | undefined;
   let ownTableFailure: unknown;
   // One attempt's writes land in the order they were made, even if the user's code runs calls
   // concurrently: a later write must not carry an older view of `unrepeatable`.
@@ -104,6 +107,7 @@ export function workContext(
     async stage(name: string) {
       checkWorkName('ctx.stage name', name);
       await inOrder(() => ledger.recordStage(attempt.key, attempt.attemptId, name)).catch(noteOwnFailure);
+      lastStage = name;
     },
     async external<T>(name: string, call: () => Promise<T>, options: ExternalCallOptions = {}): Promise<T> {
       const { idempotencyKey } = options;
@@ -164,6 +168,7 @@ export function workContext(
     ctx,
     madeUnrepeatableCall: () => unrepeatable.size > 0,
     lastExternal: () => lastExternal,
+    lastStage: () => lastStage,
     ownTableFailure: () => ownTableFailure,
   };
 }
