@@ -12,7 +12,14 @@ describe('the stage a quarantine record names', () => {
   it('given a permanent error after the stage parse, then the record names parse', async () => {
     // Prepare
     const { world } = testWorld({
-      scripts: { P1: [[{ do: 'stage', name: 'parse' }, { do: 'throw', error: 'permanent' }]] },
+      scripts: {
+        P1: [
+          [
+            { do: 'stage', name: 'parse' },
+            { do: 'throw', error: 'permanent' },
+          ],
+        ],
+      },
     });
     world.queue.send({ messageId: 'id-P1', body: 'P1' });
 
@@ -20,9 +27,9 @@ describe('the stage a quarantine record names', () => {
     await drive(world);
 
     // Assess
-    expect([...world.quarantine.records.values()].map(({ reason, stage }) => ({ reason, stage }))).toStrictEqual([
-      { reason: 'permanent-error', stage: 'parse' },
-    ]);
+    expect(
+      [...world.quarantine.records.values()].map(({ reason, stage }) => ({ reason, stage })),
+    ).toStrictEqual([{ reason: 'permanent-error', stage: 'parse' }]);
   });
 
   it('given a keyless call made after the stage charge and then an error, then the outcome-unknown record names charge', async () => {
@@ -44,9 +51,9 @@ describe('the stage a quarantine record names', () => {
     await drive(world);
 
     // Assess
-    expect([...world.quarantine.records.values()].map(({ reason, stage }) => ({ reason, stage }))).toStrictEqual([
-      { reason: 'outcome-unknown', stage: 'charge' },
-    ]);
+    expect(
+      [...world.quarantine.records.values()].map(({ reason, stage }) => ({ reason, stage })),
+    ).toStrictEqual([{ reason: 'outcome-unknown', stage: 'charge' }]);
   });
 
   it('given an error before any stage, then the record names started', async () => {
