@@ -10,9 +10,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENV } from '../../contract/env';
 import type * as Delivery from '../../lambdas/core/delivery';
+import { deliverNext } from '../world/drive';
 import { halfOpenWindow } from '../world/half-open';
 import { testWorld } from '../world/scenario';
-import type { World } from '../world/world';
 
 /** When set, the core asks for the crash context again after it was given one. */
 const core = vi.hoisted(() => ({ asksTwice: false }));
@@ -34,13 +34,6 @@ afterEach(() => {
   core.asksTwice = false;
   vi.restoreAllMocks();
 });
-
-/** The next poll of one environment, after time jumps to the next visible message. */
-async function deliverNext(world: World) {
-  const next = world.queue.nextVisibleAt();
-  if (next !== undefined) world.clock.advanceTo(next);
-  return world.deliver(world.environment(), 1);
-}
 
 describe('a crash found after a success decided the half-open window', () => {
   it('given a fresh message that crashed alone, when its redelivery finds the crash after a probe succeeded, then no probe failure is counted and the crash is charged', async () => {

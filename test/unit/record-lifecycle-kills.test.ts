@@ -8,21 +8,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
-import { drive } from '../world/drive';
+import { deliverNext, drive } from '../world/drive';
 import { halfOpenWindow } from '../world/half-open';
 import { testWorld } from '../world/scenario';
-import type { World } from '../world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** The next poll of one environment, after time jumps to the next visible message. */
-async function deliverNext(world: World) {
-  const next = world.queue.nextVisibleAt();
-  if (next !== undefined) world.clock.advanceTo(next);
-  return world.deliver(world.environment(), 1);
-}
 
 describe('a completion that cannot be written, in the record line', () => {
   it('given every try of the completion refused, then the record line says completion-lost and the message stays in the queue', async () => {

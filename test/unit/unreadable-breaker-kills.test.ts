@@ -5,19 +5,13 @@
  * found at its redelivery nor our own ledger refusing its start is written as one.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GARBLED_BREAKER_ITEM } from '../world/breaker-states';
 import { testWorld } from '../world/scenario';
 import type { World } from '../world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-const GARBLED = {
-  pk: { S: 'breaker' },
-  sk: { S: 'state' },
-  state: { S: 'paused-by-hand' },
-  epoch: { N: '3' },
-};
 
 /** Makes the next receive of `messageId` its last before the backstop (maxReceiveCount 10). */
 function lastReceiveNext(world: World, messageId: string): void {
@@ -32,7 +26,7 @@ describe('an unreadable breaker and a record on its last receive', () => {
     const { world } = testWorld({ scripts: { M1: [[{ do: 'crash' }]] } });
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     expect((await world.deliver(world.environment(), 1)).kind).toBe('crashed');
-    world.control.corruptBreaker(GARBLED);
+    world.control.corruptBreaker(GARBLED_BREAKER_ITEM);
     lastReceiveNext(world, 'id-M1');
     const next = world.queue.nextVisibleAt();
     if (next !== undefined) world.clock.advanceTo(next);
@@ -52,7 +46,7 @@ describe('an unreadable breaker and a record on its last receive', () => {
   it('given our ledger refusing its start, then it is handed back and no probe is reported', async () => {
     // Prepare
     const { world } = testWorld({ faults: [{ at: 'ledger.start', error: 'throttle', key: 'id-M1' }] });
-    world.control.corruptBreaker(GARBLED);
+    world.control.corruptBreaker(GARBLED_BREAKER_ITEM);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     lastReceiveNext(world, 'id-M1');
     const recordProbe = vi.spyOn(world.control, 'recordProbe');

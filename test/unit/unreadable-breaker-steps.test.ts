@@ -6,24 +6,18 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
+import { GARBLED_BREAKER_ITEM } from '../world/breaker-states';
 import { testWorld } from '../world/scenario';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const GARBLED = {
-  pk: { S: 'breaker' },
-  sk: { S: 'state' },
-  state: { S: 'paused-by-hand' },
-  epoch: { N: '3' },
-};
-
 describe('an unreadable breaker item', () => {
   it('given a batch, then one error line names the problem and the queue, for the alarm', async () => {
     const error = vi.spyOn(Logger.prototype, 'error');
     const { world } = testWorld();
-    world.control.corruptBreaker(GARBLED);
+    world.control.corruptBreaker(GARBLED_BREAKER_ITEM);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     await world.deliver(world.environment(), 1);
     expect(error).toHaveBeenCalledWith(
@@ -39,7 +33,7 @@ describe('an unreadable breaker item', () => {
   it('given a record on its last receive whose quarantine cannot be written, then it is handed back, not acknowledged', async () => {
     // Prepare
     const { world } = testWorld({ faults: [{ at: 'quarantine.putRecord', error: 'access-denied' }] });
-    world.control.corruptBreaker(GARBLED);
+    world.control.corruptBreaker(GARBLED_BREAKER_ITEM);
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     const last = world.queue.messages.get('id-M1');
     if (last === undefined) throw new Error('not queued');

@@ -33,3 +33,11 @@ export function setHalfOpenBreaker(world: World): void {
     probeOwnFailures: 0,
   };
 }
+
+/** A breaker item no consumer can read (a state nobody writes): the breaker is unreadable. */
+export const GARBLED_BREAKER_ITEM = {
+  pk: { S: 'breaker' },
+  sk: { S: 'state' },
+  state: { S: 'paused-by-hand' },
+  epoch: { N: '3' },
+};

@@ -36,3 +36,10 @@ export async function drive(world: World, options: DriveOptions = {}): Promise<D
   }
   return { polls, crashes, functionErrors };
 }
+
+/** The next poll of one new environment, after time jumps to the next visible message. */
+export async function deliverNext(world: World) {
+  const next = world.queue.nextVisibleAt();
+  if (next !== undefined) world.clock.advanceTo(next);
+  return world.deliver(world.environment(), 1);
+}
