@@ -46,8 +46,10 @@ beforeAll(async () => {
 });
 afterAll(async () => pipeline?.stop());
 
+/** moto's engine may take many seconds to end an execution on a busy machine: a deadline with margin. */
 async function finished(executionArn: string): Promise<DescribeExecutionCommandOutput> {
-  for (let tries = 0; tries < 100; tries++) {
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
     const execution = await pipeline.clients.sfn.send(new DescribeExecutionCommand({ executionArn }));
     if (execution.status !== 'RUNNING') return execution;
     await new Promise((resolve) => setTimeout(resolve, 100));
