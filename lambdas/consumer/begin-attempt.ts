@@ -7,22 +7,16 @@ import type { SQSRecord } from 'aws-lambda';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import type { LedgerEntry, StartInput } from '../adapters/attempt-ledger';
 import { isOwnTableUnavailable } from '../adapters/errors';
-import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
 import { type DeliveryDecision, decideDelivery } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
 import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
 import type { ConsumerDeps } from './deps';
 import { onLastReceive } from './last-receive';
-import { reportFailureEvent } from './outage-watch';
-import {
-  handBackUnlessLastReceive,
-  PAUSED,
-  quarantined,
-  type RecordOutcome,
-  type RecordSession,
-  reportOwnTablesDown,
-} from './record-outcome';
+import { handBackForOutage, reportOutage } from './outage-step';
+import { reportOwnTablesDown } from './own-tables';
+import { quarantined } from './quarantine-step';
+import type { RecordOutcome, RecordSession } from './record-outcome';
 
 /** Under which key a record is worked on; `replayOf` when it claims to be an operator's replay. */
 interface Identity {
@@ -116,31 +110,26 @@ async function carryOut(
       return { kind: 'retry', delaySeconds: decision.retryInSeconds };
     case 'outcome-unknown':
       // A person checks the outside system whatever happens; the event may also reveal an outage.
-      if (
-        await reportFailureEvent(deps, session.unrecorded, { key: decision.failureEvent, kind: 'transient' })
-      )
-        session.pause('outage');
+      await reportOutage(deps, session, { key: decision.failureEvent, kind: 'transient' });
       return quarantined(deps, session, record, previous, 'outcome-unknown', 0);
     case 'quarantine':
     case 'proceed': {
       if (decision.crash !== 'none' && decision.failureEvent) {
-        const paused = await reportFailureEvent(deps, session.unrecorded, {
-          key: decision.failureEvent,
-          kind: 'crash',
+        const handedBack = await handBackForOutage(deps, session, record, {
+          event: { key: decision.failureEvent, kind: 'crash' },
+          item: previous,
+          errorClass: 'crash',
+          failedProbeHandsBack: false,
+          // An outage, not poison: the crashed attempt is settled without a charge.
+          settle: (failedProbe) =>
+            deps.ledger.recordFailure(previous.key, previous.attemptId, {
+              counters: previous,
+              crashed: true,
+              now,
+              ...(failedProbe ? { failedProbe: true } : {}),
+            }),
         });
-        const probeFailed = session.probing && !isPoisonSuspect(previous, 'crash');
-        if (probeFailed) await deps.control.recordProbe(probeFailureKind(previous));
-        if (paused) {
-          session.pause('outage');
-          // An outage, not poison: settle the crashed attempt without charging it.
-          await deps.ledger.recordFailure(previous.key, previous.attemptId, {
-            counters: previous,
-            crashed: true,
-            now,
-            ...(probeFailed ? { failedProbe: true } : {}),
-          });
-          return handBackUnlessLastReceive(deps, session, record, previous, async () => PAUSED);
-        }
+        if (handedBack !== undefined) return handedBack;
       }
       if (decision.kind === 'quarantine') {
         return quarantined(deps, session, record, previous, decision.reason, decision.charge);
@@ -169,7 +158,7 @@ async function carryOut(
 
 /**
  * A step of ours before the work (the start write, fail closed; the crash context's reads): our
- * own tables refusing it returns the record, reported as record-outcome.ts `reportOwnTablesDown`.
+ * own tables refusing it returns the record, reported as own-tables.ts `reportOwnTablesDown`.
  */
 async function reportingOwnTables<T extends object>(
   deps: ConsumerDeps,

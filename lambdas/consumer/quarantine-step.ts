@@ -17,6 +17,7 @@ import type { ErrorEvidence, LedgerItem, QuarantineReason } from '../core/types'
 import type { ConsumerDeps } from './deps';
 import { onLastReceive } from './last-receive';
 import { pauseConsumption } from './outage-watch';
+import type { RecordOutcome, RecordSession } from './record-outcome';
 import type { ShareWindow } from './share-window';
 
 export interface QuarantineRequest {
@@ -160,4 +161,22 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
     charge: request.charge,
     now: deps.now(),
   });
+}
+
+/** The quarantine step as a record's path takes it: a stop pauses this batch, the record goes back. */
+export async function quarantined(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SQSRecord,
+  item: LedgerItem,
+  reason: QuarantineRequest['reason'],
+  charge: number,
+  options: Pick<QuarantineRequest, 'error' | 'id' | 'markLedger'> = {},
+): Promise<RecordOutcome> {
+  const outcome = await quarantineMessage(deps, session.shares, { record, item, reason, charge, ...options });
+  if (outcome.kind === 'stopped') {
+    session.pause('stop');
+    return { kind: 'returned', why: outcome.why };
+  }
+  return { kind: 'quarantined', quarantineId: outcome.quarantineId };
 }

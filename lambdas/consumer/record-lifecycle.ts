@@ -5,7 +5,6 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import type { LedgerEntry } from '../adapters/attempt-ledger';
-import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
 import { classifyWith } from '../core/classify';
 import { failureEventForMessage } from '../core/delivery';
 import { errorEvidence } from '../core/evidence';
@@ -13,16 +12,12 @@ import { decideFailure } from '../core/failure';
 import type { LedgerItem } from '../core/types';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
+import { handBackUnlessLastReceive } from './hand-back';
 import { onLastReceive } from './last-receive';
-import { reportFailureEvent } from './outage-watch';
-import {
-  handBackUnlessLastReceive,
-  PAUSED,
-  quarantined,
-  type RecordOutcome,
-  type RecordSession,
-  reportOwnTablesDown,
-} from './record-outcome';
+import { handBackForOutage, reportOutage } from './outage-step';
+import { reportOwnTablesDown } from './own-tables';
+import { quarantined } from './quarantine-step';
+import { PAUSED, type RecordOutcome, type RecordSession } from './record-outcome';
 import { settleWrite } from './settle';
 import type { QueueMessage } from './types';
 import { workContext } from './work-context';
@@ -147,7 +142,7 @@ async function endWithError(
   if (decision.kind === 'outcome-unknown') {
     // Rule 7 too: a dependency hanging after requests pauses consumption; this message still
     // goes to a person, because its call may have happened.
-    if (await reportFailureEvent(deps, session.unrecorded, failureEvent)) session.pause('outage');
+    await reportOutage(deps, session, failureEvent);
     return quarantined(deps, session, record, { ...item, lastError: evidence }, 'outcome-unknown', 0, {
       error: evidence,
     });
@@ -162,24 +157,17 @@ async function endWithError(
       }),
     );
   if (decision.failureEvent) {
-    const paused = await reportFailureEvent(deps, session.unrecorded, failureEvent);
     // A half-open probe failing on a healthy message counts against the dependency (with no
     // success in the window the breaker reopens), and the message must not spend its budget on
     // the same outage.
-    const probeFailed = session.probing && !isPoisonSuspect(item, errorClass);
-    if (probeFailed) await deps.control.recordProbe(probeFailureKind(item));
-    if (paused || probeFailed) {
-      session.pause('outage');
-      // Rule 7: during an outage nothing is charged and nothing is quarantined.
-      await settleFailure(item, probeFailed);
-      return handBackUnlessLastReceive(
-        deps,
-        session,
-        record,
-        { ...item, lastError: evidence },
-        async () => PAUSED,
-      );
-    }
+    const handedBack = await handBackForOutage(deps, session, record, {
+      event: failureEvent,
+      item: { ...item, lastError: evidence },
+      errorClass,
+      failedProbeHandsBack: true,
+      settle: (failedProbe) => settleFailure(item, failedProbe),
+    });
+    if (handedBack !== undefined) return handedBack;
   }
   if (decision.kind === 'quarantine') {
     // The item keeps its charges; the quarantine adds this decision's (the record shows both).

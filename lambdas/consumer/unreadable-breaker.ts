@@ -9,8 +9,10 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { type UnreadableBreaker, unreadableBreakerEvidence, unreadableHoldSeconds } from '../core/breaker';
 import type { ConsumerDeps } from './deps';
+import { returnAfter } from './hand-back';
 import { onLastReceive } from './last-receive';
-import { type RecordSession, returnAfter, returnedOnError, staysInQueue } from './record-outcome';
+import { returnedOnError } from './own-tables';
+import { type RecordSession, staysInQueue } from './record-outcome';
 import { quarantineUnrun } from './unrun-quarantine';
 
 /** What an execution environment keeps between its batches, that a stopped batch still uses. */

@@ -6,7 +6,8 @@ import type { SQSRecord } from 'aws-lambda';
 import type { ErrorEvidence } from '../core/types';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
-import { quarantined, type RecordOutcome, type RecordSession } from './record-outcome';
+import { quarantined } from './quarantine-step';
+import type { RecordOutcome, RecordSession } from './record-outcome';
 
 /**
  * The attempt is still recorded first (rule 1) and its delivery decided as any other (a duplicate

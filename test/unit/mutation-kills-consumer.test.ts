@@ -8,7 +8,8 @@ import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
 import { LedgerUnavailableError } from '../../lambdas/adapters/errors';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
-import { returnAfter, returnedOnError } from '../../lambdas/consumer/record-outcome';
+import { returnAfter } from '../../lambdas/consumer/hand-back';
+import { returnedOnError } from '../../lambdas/consumer/own-tables';
 import { drive } from '../world/drive';
 import { testWorld } from '../world/scenario';
 

@@ -1,0 +1,66 @@
+/**
+ * Rule 7's step, the one place a record's failure is judged as a possible outage: its failure
+ * event is reported (enough distinct keys in the window pause consumption), a half-open probe
+ * that failed on a message not suspected of poison is recorded against the dependency, and when
+ * the dependency is down the attempt is settled uncharged and the record handed back for the
+ * next probe (or, on its last receive, quarantined: hand-back.ts).
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
+import type { ErrorClass, LedgerItem } from '../core/types';
+import type { ConsumerDeps } from './deps';
+import { handBackUnlessLastReceive } from './hand-back';
+import { reportFailureEvent } from './outage-watch';
+import { PAUSED, type RecordOutcome, type RecordSession } from './record-outcome';
+
+export interface FailureEvent {
+  readonly key: string;
+  readonly kind: 'transient' | 'crash';
+}
+
+export interface JudgedFailure {
+  readonly event: FailureEvent;
+  /** The item as it goes back: its charges say whether a failed probe is the message's own. */
+  readonly item: LedgerItem;
+  readonly errorClass: ErrorClass | 'crash';
+  /**
+   * Whether a failed probe alone hands the record back uncharged. A transient failure: yes, a
+   * probe is judged, not paid for (docs/behaviour.md). A crash: no, it is rule 6's to
+   * attribute, charged only when attributable and told apart by an isolation trial; the failed
+   * probe still counts against the dependency.
+   */
+  readonly failedProbeHandsBack: boolean;
+  /** Ends the attempt without a charge; `failedProbe` marks the item (rule 7's probe). */
+  readonly settle: (failedProbe: boolean) => Promise<unknown>;
+}
+
+/** Reports a failure event; this session stops starting records when it paused consumption. */
+export async function reportOutage(
+  deps: ConsumerDeps,
+  session: Pick<RecordSession, 'unrecorded' | 'pause'>,
+  event: FailureEvent,
+): Promise<boolean> {
+  const paused = await reportFailureEvent(deps, session.unrecorded, event);
+  if (paused) session.pause('outage');
+  return paused;
+}
+
+/**
+ * The failure reported and judged; the record's outcome when it goes back for an outage, or
+ * undefined when the caller ends the attempt as the core decided.
+ */
+export async function handBackForOutage(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SQSRecord,
+  failure: JudgedFailure,
+): Promise<RecordOutcome | undefined> {
+  const paused = await reportFailureEvent(deps, session.unrecorded, failure.event);
+  const probeFailed = session.probing && !isPoisonSuspect(failure.item, failure.errorClass);
+  if (probeFailed) await deps.control.recordProbe(probeFailureKind(failure.item));
+  if (!paused && !(probeFailed && failure.failedProbeHandsBack)) return undefined;
+  session.pause('outage');
+  // Rule 7: during an outage nothing is charged and nothing is quarantined.
+  await failure.settle(probeFailed);
+  return handBackUnlessLastReceive(deps, session, record, failure.item, async () => PAUSED);
+}
