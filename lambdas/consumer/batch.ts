@@ -15,7 +15,7 @@ import {
   restartPauseTimings,
   returnAfterPauseSeconds,
 } from '../core/breaker';
-import { effectiveConcurrency, NO_TRIAL } from '../core/isolation';
+import { effectiveConcurrency, type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import { besideAnotherLastReceiveEvidence, receiveCountOf } from '../core/receive-limit';
 import { suspectOrder } from '../core/suspects';
 import { leavesTimeFor } from '../core/time-guard';
@@ -58,29 +58,61 @@ export async function handleBatch(
   event: SQSEvent,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> {
-  const snapshot = await state.cache.get();
-  if (snapshot.breaker?.state === 'unreadable')
-    return holdWhileUnreadable(deps, state, snapshot.breaker, event.Records);
-  const breaker = snapshot.breaker;
+  const { breaker, isolation } = await state.cache.get();
+  if (breaker?.state === 'unreadable') return holdWhileUnreadable(deps, state, breaker, event.Records);
+  const { held, records } = await holdWhilePaused(deps, state, breaker, event.Records);
+  if (records.length === 0) return respond(held);
+  const batch = openBatch(deps, state, breaker, isolation);
+  const outcomes = await runRecords(deps, state, batch, records, context);
+  if (batch.pausedFor() === 'outage') await handBackForTheProbe(deps, breaker, records, outcomes);
+  return respond([
+    ...held,
+    ...records.filter((record) => staysInQueue(outcomes.get(record.messageId) ?? NOT_STARTED)),
+  ]);
+}
+
+/** What the records of one batch share while they run. */
+interface OpenBatch {
+  readonly session: RecordSession;
+  /** How many records may run at once: drops to one when this batch starts a trial (rule 6). */
+  readonly concurrency: () => number;
+  readonly pausedFor: () => 'outage' | 'stop' | undefined;
+}
+
+function respond(stay: readonly SQSRecord[]): SQSBatchResponse {
+  return { batchItemFailures: stay.map(({ messageId }) => ({ itemIdentifier: messageId })) };
+}
+
+/**
+ * Paused (the mapping is being disabled): touch nothing, charge nothing; and make sure the pause
+ * is really being driven, or the queue would stop here for good. A record on its last receive is
+ * worked on all the same: handed back, the backstop would take it, past any evidence; a failure
+ * then quarantines it (hand-back.ts).
+ */
+async function holdWhilePaused(
+  deps: ConsumerDeps,
+  state: BatchState,
+  breaker: BreakerRecord | undefined,
+  delivered: readonly SQSRecord[],
+): Promise<{ readonly held: readonly SQSRecord[]; readonly records: readonly SQSRecord[] }> {
   const holding = holdingBreaker(breaker);
-  let records = event.Records;
-  const held: SQSRecord[] = [];
-  if (holding !== undefined) {
-    // Paused (the mapping is being disabled): touch nothing, charge nothing; and make sure the
-    // pause is really being driven, or the queue would stop here for good. A record on its last
-    // receive is worked on all the same: handed back, the backstop would take it, past any
-    // evidence; a failure then quarantines it (handBackUnlessLastReceive).
-    await checkPauseAlive(deps, state, holding);
-    const wait = returnAfterPauseSeconds(holding, deps.now().getTime(), deps.config.breakerTimings);
-    held.push(...records.filter((record) => !onLastReceive(deps, record)));
-    if (wait !== undefined) await Promise.all(held.map((record) => returnAfter(deps, record, wait)));
-    records = records.filter((record) => onLastReceive(deps, record));
-    if (records.length === 0)
-      return { batchItemFailures: held.map(({ messageId }) => ({ itemIdentifier: messageId })) };
-  }
-  let concurrency = effectiveConcurrency(snapshot.isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
+  if (holding === undefined) return { held: [], records: delivered };
+  await checkPauseAlive(deps, state, holding);
+  const wait = returnAfterPauseSeconds(holding, deps.now().getTime(), deps.config.breakerTimings);
+  const held = delivered.filter((record) => !onLastReceive(deps, record));
+  if (wait !== undefined) await Promise.all(held.map((record) => returnAfter(deps, record, wait)));
+  return { held, records: delivered.filter((record) => onLastReceive(deps, record)) };
+}
+
+function openBatch(
+  deps: ConsumerDeps,
+  state: BatchState,
+  breaker: BreakerRecord | undefined,
+  isolation: IsolationTrial | undefined,
+): OpenBatch {
+  let concurrency = effectiveConcurrency(isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
   let paused: 'outage' | 'stop' | undefined;
-  let isolationActive = snapshot.isolation?.active === true;
+  let isolationActive = isolation?.active === true;
   const session: RecordSession = {
     shares: state.shares,
     unrecorded: state.unrecorded,
@@ -99,14 +131,62 @@ export async function handleBatch(
       state.cache.invalidate();
     },
   };
+  return { session, concurrency: () => concurrency, pausedFor: () => paused };
+}
+
+/** Runs every record in the order the rules ask for; returns each record's outcome. */
+async function runRecords(
+  deps: ConsumerDeps,
+  state: BatchState,
+  batch: OpenBatch,
+  records: readonly SQSRecord[],
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<Map<string, RecordOutcome>> {
   const outcomes = new Map<string, RecordOutcome>();
+  const run = recordRunner(deps, state, batch, records, context, outcomes);
+  const setAside = await setAsideBesideLastReceive(deps, batch.session, records);
+  for (const [record, outcome] of setAside) outcomes.set(record.messageId, outcome);
+  if (deps.config.fifo) {
+    // Every record in SQS order: one set aside already has its outcome, and if it stays in the
+    // queue it holds the rest of its group like any other.
+    await runFifo(
+      records,
+      async (record) => setAside.get(record) ?? run(record),
+      (record, seconds) => holdBack(deps, record, seconds),
+    );
+    return outcomes;
+  }
+  const { fresh, suspects } = splitSuspects(records.filter((record) => !setAside.has(record)));
+  // A record on its last receive goes first, alone: a crash of another record would hand it
+  // back, and SQS would move it to the backstop, past any evidence.
+  const last = suspects.filter((record) => onLastReceive(deps, record));
+  await runPool(last, () => 1, run);
+  await runPool(fresh, batch.concurrency, run);
+  // Records SQS delivered before (a crash may have returned them) go one at a time, so the
+  // next crash points at one message (rule 6) and cannot take fresh work down (rule 10),
+  // the least suspect first, so a poison message cannot starve the rest of its batch.
+  const rest = suspects.filter((record) => !last.includes(record));
+  await runPool(await orderSuspects(deps, rest), () => 1, run);
+  return outcomes;
+}
+
+/** One record's run within the batch: the time guard, the record's life, its log and metrics. */
+function recordRunner(
+  deps: ConsumerDeps,
+  state: BatchState,
+  batch: OpenBatch,
+  records: readonly SQSRecord[],
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+  outcomes: Map<string, RecordOutcome>,
+): Run {
+  const { session } = batch;
   const timeoutSeconds = deps.config.policy.attemptTimeoutSeconds;
   let started = 0;
   // A batch holding redelivered records may crash again, which would hand back everything in
   // it, finished or not: there, each finished record is acknowledged at once, so work done is
   // never received again and again until the backstop takes it.
   const crashProne = !deps.config.fifo && splitSuspects(records).suspects.length > 0;
-  const run: Run = async (record) => {
+  return async (record) => {
     const remaining = context.getRemainingTimeInMillis();
     if (!leavesTimeFor(remaining, state.longestRecordMs, timeoutSeconds, started === 0)) {
       // Not enough time to finish it: back to the queue at once, uncharged, for the next invocation.
@@ -120,7 +200,7 @@ export async function handleBatch(
       const outcome = await returnedOnError(deps, session, record, () =>
         processRecord(deps, session, record, () => context.getRemainingTimeInMillis()),
       );
-      if (isolationActive && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
+      if (session.isolationActive() && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
         await deps.control.isolationMessagePassed();
       }
       return outcome;
@@ -137,46 +217,37 @@ export async function handleBatch(
     countOutcome(deps.metrics, result);
     return result;
   };
-  const setAside = await setAsideBesideLastReceive(deps, session, records);
-  for (const [record, outcome] of setAside) outcomes.set(record.messageId, outcome);
-  if (deps.config.fifo) {
-    // A held-back record comes back when its group's blocker does, not a visibility timeout later.
-    // If that fails, the record only waits out its visibility timeout: nothing is lost.
-    const holdBack = (record: SQSRecord, seconds: number) =>
-      deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
-        deps.logger.warn('held-back FIFO record keeps its visibility timeout', {
-          event: 'fifo-hold-back-failed',
-          messageId: record.messageId,
-          error: error as Error,
-        });
-      });
-    // Every record in SQS order: one set aside already has its outcome, and if it stays in the
-    // queue it holds the rest of its group like any other.
-    await runFifo(records, async (record) => setAside.get(record) ?? run(record), holdBack);
-  } else {
-    const { fresh, suspects } = splitSuspects(records.filter((record) => !setAside.has(record)));
-    // A record on its last receive goes first, alone: a crash of another record would hand it
-    // back, and SQS would move it to the backstop, past any evidence.
-    const last = suspects.filter((record) => onLastReceive(deps, record));
-    await runPool(last, () => 1, run);
-    await runPool(fresh, () => concurrency, run);
-    // Records SQS delivered before (a crash may have returned them) go one at a time, so the
-    // next crash points at one message (rule 6) and cannot take fresh work down (rule 10),
-    // the least suspect first, so a poison message cannot starve the rest of its batch.
-    const rest = suspects.filter((record) => !last.includes(record));
-    await runPool(await orderSuspects(deps, rest), () => 1, run);
-  }
-  if (paused === 'outage') {
-    // This batch paused for an outage: what it hands back is what the next probe needs. A stop
-    // waits for a person: its records keep their visibility timeout.
-    const wait = handBackSeconds(deps, breaker);
-    const returned = records.filter(
-      (record) => (outcomes.get(record.messageId) ?? NOT_STARTED).kind === 'returned',
-    );
-    await Promise.all(returned.map((record) => returnAfter(deps, record, wait)));
-  }
-  const failed = records.filter((record) => staysInQueue(outcomes.get(record.messageId) ?? NOT_STARTED));
-  return { batchItemFailures: [...held, ...failed].map((record) => ({ itemIdentifier: record.messageId })) };
+}
+
+/**
+ * A held-back FIFO record comes back when its group's blocker does, not a visibility timeout
+ * later. If that fails, the record only waits out its visibility timeout: nothing is lost.
+ */
+async function holdBack(deps: ConsumerDeps, record: SQSRecord, seconds: number): Promise<void> {
+  await deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
+    deps.logger.warn('held-back FIFO record keeps its visibility timeout', {
+      event: 'fifo-hold-back-failed',
+      messageId: record.messageId,
+      error: error as Error,
+    });
+  });
+}
+
+/**
+ * This batch paused for an outage: what it hands back is what the next probe needs. A stop
+ * waits for a person: its records keep their visibility timeout.
+ */
+async function handBackForTheProbe(
+  deps: ConsumerDeps,
+  breaker: BreakerRecord | undefined,
+  records: readonly SQSRecord[],
+  outcomes: ReadonlyMap<string, RecordOutcome>,
+): Promise<void> {
+  const wait = handBackSeconds(deps, breaker);
+  const returned = records.filter(
+    (record) => (outcomes.get(record.messageId) ?? NOT_STARTED).kind === 'returned',
+  );
+  await Promise.all(returned.map((record) => returnAfter(deps, record, wait)));
 }
 
 /**
