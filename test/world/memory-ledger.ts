@@ -2,7 +2,7 @@
  * The attempts table in memory, with the conditions of lambdas/adapters/attempt-ledger.ts
  * applied as DynamoDB applies them: each write checks its condition against the committed item
  * and changes it in one step (per-item atomicity), returns ALL_NEW on success and the item as it
- * was (ALL_OLD) on a refusal. test/integration/ports-contract.test.ts runs the same cases against
+ * was (ALL_OLD) on a refusal. test/integration/ports-contract-*.test.ts runs the same cases against
  * this class and the real adapter over the local AWS.
  */
 import { LEDGER_STATE } from '../../contract/ledger';

@@ -137,7 +137,7 @@ export class MemoryQueue implements SourceQueuePort {
    * ChangeMessageVisibility as SQS behaves: only the latest receipt handle of a message still in
    * flight. SQS refuses a handle replaced by a later receive ("Message does not exist or is not
    * available for visibility timeout change") and a message visible again (MessageNotInflight);
-   * moto accepts both (see test/integration/ports-contract.test.ts). The seconds are clamped as
+   * moto accepts both (see test/integration/ports-contract-source-queue.test.ts). The seconds are clamped as
    * SourceQueue.delay clamps them.
    */
   async acknowledge(receiptHandle: string): Promise<void> {

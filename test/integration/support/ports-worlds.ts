@@ -1,5 +1,5 @@
 /**
- * The two implementations the port contract (ports-contract.test.ts) runs against: the in-memory
+ * The two implementations the port contract (ports-contract-*.test.ts) runs against: the in-memory
  * world the fast orchestration tests use (test/world/memory-*.ts), and the real adapters over the
  * local AWS (ports-moto.ts). Each case gets fresh ports, plus the few set-up and read-back steps
  * the ports do not offer (`Arrange`), done as the rest of the system does them: the state machine
