@@ -3,7 +3,7 @@
  * variables (contract/env.ts names, as the construct sets them), the reference's table, and for
  * both the source-map switch the construct sets (same for all, so it costs all the same).
  */
-import { worldEnvironment } from '../../test/world/world';
+import { worldEnvironment } from '../../sim/world/world';
 import type { HandlerName } from './bundles';
 
 const SHARED = {

@@ -7,7 +7,7 @@
  * so: one page per query (small result sets), a first claim of an isolation trial, a pause run
  * that starts at once. `npm run bench` paths stay within those cases; the test checks that.
  */
-import type { FaultPoint } from '../../local/faults/fault-points';
+import type { FaultPoint } from '../../sim/faults/fault-points';
 
 export type Service = 'dynamodb' | 's3' | 'sqs' | 'sfn';
 

@@ -7,9 +7,9 @@
  * period, shared by every message of that period, not a cost of one message).
  */
 import { type CallCounts, CallMeter, isDynamodbRead } from '../../lambdas/consumer/call-meter';
-import { drive } from '../../test/world/drive';
-import { OutsideSystem, scriptedProcessor } from '../../test/world/scripted-processor';
-import { World } from '../../test/world/world';
+import { drive } from '../../sim/world/drive';
+import { OutsideSystem, scriptedProcessor } from '../../sim/world/scripted-processor';
+import { World } from '../../sim/world/world';
 import { AWS_REQUESTS, type AwsRequest, type Service } from './aws-requests';
 import { type MessagePath, PATH_NAMES, PATHS, type PathName } from './paths';
 

@@ -3,7 +3,7 @@
  * processor (what each attempt does), and how each must end, so a path that silently turned
  * into another one fails the bench instead of being priced under the wrong name.
  */
-import type { Step } from '../../test/world/scripted-processor';
+import type { Step } from '../../sim/world/scripted-processor';
 
 export interface MessagePath {
   /** What attempt n does: `attempts[n - 1]`; an empty list completes. */

@@ -9,7 +9,7 @@
  * | crash        | crash-in-parser: SIGKILL on every attempt                 | crash-limit, open         |
  * | notJson      | plain text with a `<script>`: the worker does its work    | crash-limit, open         |
  * |              | and is killed before recording it, twice (a named fault   |                           |
- * |              | at `ledger.complete`, local/faults)                       |                           |
+ * |              | at `ledger.complete`, sim/faults)                         |                           |
  * | unknown1..3  | crash-after-external: killed after the outside call       | outcome-unknown, awaiting |
  * | permanent1/2 | throw-permanent: one failure group of two                 | permanent-error, open     |
  * | script       | throw-permanent, its id a `<script>`: in the error too    | permanent-error, open     |

@@ -1,7 +1,7 @@
 /**
  * What the consumer's orchestration needs from the outside world, as interfaces. The AWS
  * adapters (lambdas/adapters) implement them against DynamoDB, S3, Step Functions and SQS; an
- * in-memory world with the same semantics (test/world) implements them for fast tests
+ * in-memory world with the same semantics (sim/world) implements them for fast tests
  * and the fault campaign, so both drive the very same handleBatch/processRecord.
  *
  * The adapters implement them structurally: create-consumer.ts assigns them to `ConsumerPorts`,

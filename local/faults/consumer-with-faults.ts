@@ -9,7 +9,7 @@ import * as processor from 'pq-user-processor';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
 import { createConsumer, type SqsHandler } from '../../lambdas/consumer/create-consumer';
-import { withFaults } from './inject';
+import { withFaults } from '../../sim/faults/inject';
 import { FAULT_PLAN_ENV, SharedFaultPlan } from './shared-plan';
 
 const planDir = process.env[FAULT_PLAN_ENV];

@@ -11,8 +11,8 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FAULT_POINTS, type FaultKind, type FaultPoint } from './fault-points';
-import type { FaultCall, FaultPlan } from './inject';
+import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../../sim/faults/fault-points';
+import type { FaultCall, FaultPlan } from '../../sim/faults/inject';
 
 /**
  * The variable the runner sets for a consumer process built with faults: the run directory.

@@ -1,12 +1,12 @@
 /**
  * The `faults` of a scenario: a fault injected into the consumer's own calls to AWS
- * (local/faults/inject.ts), e.g. `{"at": "ledger.start", "error": "throttle", "times": 2,
+ * (sim/faults/inject.ts), e.g. `{"at": "ledger.start", "error": "throttle", "times": 2,
  * "message": "M1"}`. A fault that names an unknown point, an unknown kind or a message the
  * scenario does not send would never fire, and the scenario would pass without testing what it
  * says it tests: the schema refuses the first two, `faultReferenceProblems` the others.
  */
 import type { z } from 'zod';
-import { FAULT_KINDS, FAULT_POINTS } from '../faults/fault-points';
+import { FAULT_KINDS, FAULT_POINTS } from '../../sim/faults/fault-points';
 import { KEYED_FAULT_POINTS } from '../faults/shared-plan';
 import { nonEmptyArray, oneOf, show, strictObject, text, wholeNumber } from './scenario-fields';
 
@@ -16,7 +16,7 @@ const MAX_FAULT_TIMES = 100;
 export const scenarioFault = strictObject({
   at: oneOf(FAULT_POINTS).meta({
     description:
-      'Which call fails, `<port>.<method>` (local/faults/fault-points.ts), e.g. `ledger.start`, ' +
+      'Which call fails, `<port>.<method>` (sim/faults/fault-points.ts), e.g. `ledger.start`, ' +
       '`ledger.recordExternal:done`, `quarantine.putRecord`.',
   }),
   error: oneOf(FAULT_KINDS).meta({

@@ -6,11 +6,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FAULT_POINTS } from '../../local/faults/fault-points';
-import { type CampaignReport, runCampaign, runOne } from './explore';
-import { INVARIANTS, type InvariantName } from './invariants';
-import { main } from './main';
-import { parseSchedule } from './schedule';
+import { type CampaignReport, runCampaign, runOne } from '../../sim/campaign/explore';
+import { INVARIANTS, type InvariantName } from '../../sim/campaign/invariants';
+import { main } from '../../sim/campaign/main';
+import { parseSchedule } from '../../sim/campaign/schedule';
+import { FAULT_POINTS } from '../../sim/faults/fault-points';
 
 const SEED = 20_261_201;
 const SCHEDULES = 10_000;
@@ -108,7 +108,7 @@ describe('determinism', () => {
   });
 });
 
-const CASES_DIR = join(__dirname, 'cases');
+const CASES_DIR = join(__dirname, '..', '..', 'sim', 'campaign', 'cases');
 const CASES = readdirSync(CASES_DIR)
   .filter((file) => file.endsWith('.json'))
   .map((file) => ({ name: file.replace(/\.json$/, ''), text: readFileSync(join(CASES_DIR, file), 'utf8') }));

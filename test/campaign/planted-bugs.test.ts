@@ -5,13 +5,13 @@
  * shows here.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type CampaignReport, runCampaign } from './explore';
-import type { InvariantName } from './invariants';
-import { type Defect, planted } from './planted-defects';
+import { type CampaignReport, runCampaign } from '../../sim/campaign/explore';
+import type { InvariantName } from '../../sim/campaign/invariants';
+import { type Defect, planted } from '../../sim/campaign/planted-defects';
 
 vi.mock('../../lambdas/core/delivery', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lambdas/core/delivery')>();
-  const { plantedDelivery } = await import('./planted-defects');
+  const { plantedDelivery } = await import('../../sim/campaign/planted-defects');
   return {
     ...actual,
     decideDelivery: (...args: Parameters<typeof actual.decideDelivery>) =>
@@ -21,7 +21,7 @@ vi.mock('../../lambdas/core/delivery', async (importOriginal) => {
 
 vi.mock('../../lambdas/core/receive-limit', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lambdas/core/receive-limit')>();
-  const { plantedLastReceive } = await import('./planted-defects');
+  const { plantedLastReceive } = await import('../../sim/campaign/planted-defects');
   return {
     ...actual,
     isLastReceive: (...args: Parameters<typeof actual.isLastReceive>) =>
@@ -31,13 +31,13 @@ vi.mock('../../lambdas/core/receive-limit', async (importOriginal) => {
 
 vi.mock('../../lambdas/consumer/work-context', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lambdas/consumer/work-context')>();
-  const { plantedWorkContext } = await import('./planted-defects');
+  const { plantedWorkContext } = await import('../../sim/campaign/planted-defects');
   return { ...actual, workContext: plantedWorkContext(actual.workContext) };
 });
 
 vi.mock('../../lambdas/consumer/record-lifecycle', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lambdas/consumer/record-lifecycle')>();
-  const { plantedProcessRecord } = await import('./planted-defects');
+  const { plantedProcessRecord } = await import('../../sim/campaign/planted-defects');
   const { keyOfRecord } = await import('../../lambdas/consumer/begin-attempt');
   const keyFor = (...args: Parameters<typeof keyOfRecord>) => keyOfRecord(...args).key;
   return { ...actual, processRecord: plantedProcessRecord(actual.processRecord, keyFor) };

@@ -19,8 +19,8 @@ import { SourceQueueError } from '../../lambdas/adapters/errors';
 import { type ReplayInput, SourceQueue } from '../../lambdas/adapters/source-queue';
 import { bodyDigest } from '../../lambdas/core/ids';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
-import { Clock } from '../world/clock';
-import { MemoryQueue } from '../world/memory-queue';
+import { Clock } from '../../sim/world/clock';
+import { MemoryQueue } from '../../sim/world/memory-queue';
 import { type CliHarness, MOTO_CALLER, withCliHarness } from './support/cli-harness';
 
 let cli: CliHarness;

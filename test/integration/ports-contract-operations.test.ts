@@ -1,6 +1,6 @@
 /**
  * The consumer's OperationsPort (lambdas/consumer/ports.ts) as a contract, written once and run twice:
- * against the in-memory world that drives the fast orchestration tests (test/world) and against
+ * against the in-memory world that drives the fast orchestration tests (sim/world) and against
  * the real adapters over the local AWS. The world is worth its speed only while it keeps the
  * services' semantics (conditional writes that return the item as it was, create-once objects,
  * idempotent execution names, receipt handles), so every case must pass on both. Where moto itself

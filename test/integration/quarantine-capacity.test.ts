@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import { OutsideSystem, scriptedProcessor } from '../world/scripted-processor';
-import { World } from '../world/world';
+import { OutsideSystem, scriptedProcessor } from '../../sim/world/scripted-processor';
+import { World } from '../../sim/world/world';
 
 /** Every message fails permanently: each is quarantined at its first attempt (rule 9). */
 function poisonWorld(capacity: number): World {

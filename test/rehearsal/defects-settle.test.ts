@@ -1,7 +1,7 @@
 /**
  * Issue 7, end to end: the promises about settle writes, keyless calls and the invocation's time
  * (docs/behaviour.md, "Where the contract is silent"). The real consumer bundle runs with a fault
- * injector over its ports (local/faults), in real Node processes against moto; the crash is a real
+ * injector over its ports (sim/faults), in real Node processes against moto; the crash is a real
  * SIGKILL. One message per defect, so each outcome is told apart; only K1 makes a rule 7
  * failure event (one key), so no pause can blur the figures.
  */

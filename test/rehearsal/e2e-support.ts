@@ -34,7 +34,7 @@ export interface E2eSettings {
   readonly environments?: number;
   readonly pipeline?: Omit<PoisonQuarantineProps, 'processorEntry' | 'consumerTimeout'>;
   readonly outside?: OutsideSystemOptions;
-  /** Named faults injected into the consumer's port calls (local/faults). @default none */
+  /** Named faults injected into the consumer's port calls (sim/faults). @default none */
   readonly faults?: readonly FaultSpec[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * Faults injected into the consumer's own AWS calls (local/faults), run by the same code as
+ * Faults injected into the consumer's own AWS calls (sim/faults), run by the same code as
  * `npm run rehearsal -- --scenario FILE`: each of the six kinds fires at its point, counted
  * across every execution environment (a crash forks a fresh process that must not crash again),
  * and the report lists what fired. The scenario goes through the parser as a scenario file would.

@@ -92,6 +92,7 @@ const SOURCE_FOLDERS = [
   'cli',
   'console',
   'local',
+  'sim',
   'bench',
 ] as const;
 
@@ -179,8 +180,15 @@ describe('the direction of dependencies', () => {
     ).toEqual([]);
   });
 
+  it('keeps the simulator out of the product: nothing under bin/, lib/, lambdas/, cli/, console/ or contract/ imports sim/', () => {
+    const product = ['bin', 'lib', 'lambdas', 'cli', 'console', 'contract'];
+    expect(
+      product.flatMap((dir) => violations(dir, (specifier, file) => resolvesInto(specifier, file, 'sim'))),
+    ).toEqual([]);
+  });
+
   it('has no import cycles among the sources', () => {
-    expect(importCycles(['contract', 'lib', 'lambdas', 'cli'])).toEqual([]);
+    expect(importCycles(['contract', 'lib', 'lambdas', 'cli', 'sim'])).toEqual([]);
   });
 
   // Issue 23, item 5: a cycle between two folders is two rooms that cannot be read apart, even

@@ -13,10 +13,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENV } from '../../contract/env';
 import { SourceQueueError } from '../../lambdas/adapters/errors';
-import { setOpenBreaker } from '../world/breaker-states';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
-import type { Handle, World } from '../world/world';
+import { setOpenBreaker } from '../../sim/world/breaker-states';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
+import type { Handle, World } from '../../sim/world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -9,10 +9,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
-import { setOpenBreaker } from '../world/breaker-states';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
-import type { World } from '../world/world';
+import { setOpenBreaker } from '../../sim/world/breaker-states';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
+import type { World } from '../../sim/world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -10,9 +10,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENV } from '../../contract/env';
 import type * as Delivery from '../../lambdas/core/delivery';
-import { deliverNext } from '../world/drive';
-import { halfOpenWindow } from '../world/half-open';
-import { testWorld } from '../world/scenario';
+import { deliverNext } from '../../sim/world/drive';
+import { halfOpenWindow } from '../../sim/world/half-open';
+import { testWorld } from '../../sim/world/scenario';
 
 /** When set, the core asks for the crash context again after it was given one. */
 const core = vi.hoisted(() => ({ asksTwice: false }));

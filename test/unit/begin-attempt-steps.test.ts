@@ -10,10 +10,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BREAKER_STATE } from '../../contract/control';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
-import { setHalfOpenBreaker } from '../world/breaker-states';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
-import type { World } from '../world/world';
+import { setHalfOpenBreaker } from '../../sim/world/breaker-states';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
+import type { World } from '../../sim/world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();

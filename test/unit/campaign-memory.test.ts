@@ -6,9 +6,9 @@
  * schedules, 330 MB once finished worlds are let go).
  */
 import { describe, expect, it } from 'vitest';
-import { generateSchedule } from '../campaign/generate';
-import { scheduleSeed } from '../campaign/prng';
-import { runSchedule } from '../campaign/run-schedule';
+import { generateSchedule } from '../../sim/campaign/generate';
+import { scheduleSeed } from '../../sim/campaign/prng';
+import { runSchedule } from '../../sim/campaign/run-schedule';
 
 describe('the campaign lets its worlds go', () => {
   it('given 200 schedules, then none leaves a timer pending in its world', async () => {

@@ -6,9 +6,9 @@
  * slice, not the whole campaign, which runs in one beforeAll that Stryker cannot split.
  */
 import { describe, expect, it } from 'vitest';
-import { runOne } from '../campaign/explore';
-import { generateSchedule } from '../campaign/generate';
-import { scheduleSeed } from '../campaign/prng';
+import { runOne } from '../../sim/campaign/explore';
+import { generateSchedule } from '../../sim/campaign/generate';
+import { scheduleSeed } from '../../sim/campaign/prng';
 
 /** The seed of test/campaign/campaign.test.ts. */
 const SEED = 20_261_201;

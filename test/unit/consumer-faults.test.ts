@@ -9,12 +9,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { bodyDigest } from '../../lambdas/core/ids';
-import type { FaultPoint } from '../../local/faults/fault-points';
-import { drive } from '../world/drive';
-import { halfOpenWindow } from '../world/half-open';
-import { type TestWorld, type TestWorldOptions, testWorld } from '../world/scenario';
-import { OutsideSystem, scriptedProcessor } from '../world/scripted-processor';
-import { World } from '../world/world';
+import type { FaultPoint } from '../../sim/faults/fault-points';
+import { drive } from '../../sim/world/drive';
+import { halfOpenWindow } from '../../sim/world/half-open';
+import { type TestWorld, type TestWorldOptions, testWorld } from '../../sim/world/scenario';
+import { OutsideSystem, scriptedProcessor } from '../../sim/world/scripted-processor';
+import { World } from '../../sim/world/world';
 
 const charge = { do: 'external', name: 'charge', result: 'ok' } as const;
 

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { CONSUMER_METRIC } from '../../contract/metrics';
 import type { ConsumerMetrics } from '../../lambdas/consumer/metrics';
-import { drive } from '../world/drive';
-import { halfOpenWindow } from '../world/half-open';
-import { testWorld } from '../world/scenario';
+import { drive } from '../../sim/world/drive';
+import { halfOpenWindow } from '../../sim/world/half-open';
+import { testWorld } from '../../sim/world/scenario';
 
 const M = CONSUMER_METRIC;
 

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { BREAKER_STATE } from '../../contract/control';
 import { ENV } from '../../contract/env';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
 
 const permanent: readonly (readonly Step[])[] = [[{ do: 'throw', error: 'permanent' }]];
 

@@ -6,7 +6,7 @@
  * any moment (its cool-down over, half-open) is read on every batch.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { testWorld } from '../world/scenario';
+import { testWorld } from '../../sim/world/scenario';
 
 const COOLDOWN_MS = 60_000;
 

@@ -9,9 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { BREAKER_STATE } from '../../contract/control';
 import { ENV } from '../../contract/env';
-import { setHalfOpenBreaker } from '../world/breaker-states';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
+import { setHalfOpenBreaker } from '../../sim/world/breaker-states';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
 
 const crashes: readonly Step[] = [{ do: 'stage', name: 'parse' }, { do: 'crash' }];
 

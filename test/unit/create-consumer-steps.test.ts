@@ -11,7 +11,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConsumer } from '../../lambdas/consumer/create-consumer';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
-import { worldEnvironment } from '../world/world';
+import { worldEnvironment } from '../../sim/world/world';
 
 const handed = vi.hoisted(() => ({ deps: [] as unknown[] }));
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONSUMER_METRIC } from '../../contract/metrics';
 import { createConsumer } from '../../lambdas/consumer/create-consumer';
 import { EmfMetrics, loggingFailures } from '../../lambdas/consumer/metrics';
-import { worldEnvironment } from '../world/world';
+import { worldEnvironment } from '../../sim/world/world';
 
 const QUEUE_ARN = 'arn:aws:sqs:eu-west-1:111111111111:orders';
 

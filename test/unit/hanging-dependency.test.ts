@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ProcessorModule } from '../../lambdas/consumer/types';
-import { OutsideSystem } from '../world/scripted-processor';
-import { type ExecutionEnvironment, type Handle, World } from '../world/world';
+import { OutsideSystem } from '../../sim/world/scripted-processor';
+import { type ExecutionEnvironment, type Handle, World } from '../../sim/world/world';
 
 type Environment = ExecutionEnvironment & { readonly handle: Handle };
 

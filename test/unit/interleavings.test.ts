@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import { mulberry32 } from '../campaign/prng';
-import { OutsideSystem, scriptedProcessor } from '../world/scripted-processor';
-import { World } from '../world/world';
+import { mulberry32 } from '../../sim/campaign/prng';
+import { OutsideSystem, scriptedProcessor } from '../../sim/world/scripted-processor';
+import { World } from '../../sim/world/world';
 
 /** Which of the two messages won the key's first attempt, under the given scheduler. */
 async function raceWinner(interleave?: () => number): Promise<string | undefined> {

@@ -5,8 +5,8 @@
  * completes, and nothing reaches the backstop.
  */
 import { describe, expect, it } from 'vitest';
-import { runSchedule } from '../campaign/run-schedule';
-import type { CampaignEvent, MessageSpec, Schedule } from '../campaign/schedule';
+import { runSchedule } from '../../sim/campaign/run-schedule';
+import type { CampaignEvent, MessageSpec, Schedule } from '../../sim/campaign/schedule';
 
 const POISON = new Set(['M17', 'M58', 'M99', 'M140', 'M181']);
 const crashesTheParser = [{ do: 'stage', name: 'parse' } as const, { do: 'crash' } as const];

@@ -10,8 +10,8 @@ import { LedgerUnavailableError } from '../../lambdas/adapters/errors';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
 import { returnAfter } from '../../lambdas/consumer/hand-back';
 import { returnedOnError } from '../../lambdas/consumer/own-tables';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
 
 describe('the ledger item of a started attempt expires after the retention', () => {
   it('given a message, then its start write asks for expiry ledgerRetentionDays after the start', async () => {

@@ -6,10 +6,10 @@
  * campaign while on AWS it failed at once, leaving the breaker with no run to drive it.
  */
 import { describe, expect, it } from 'vitest';
-import { PauseModel } from '../campaign/pause-model';
-import { Trace } from '../campaign/trace';
-import { setOpenBreaker } from '../world/breaker-states';
-import { World } from '../world/world';
+import { PauseModel } from '../../sim/campaign/pause-model';
+import { Trace } from '../../sim/campaign/trace';
+import { setOpenBreaker } from '../../sim/world/breaker-states';
+import { World } from '../../sim/world/world';
 
 function trippedWorld(): World {
   const world = new World({ random: () => 0.5, processorFor: () => ({ process: async () => {} }) as never });

@@ -5,8 +5,8 @@
  * the same failure (campaign case probe-success-restores-while-own-tables-fail).
  */
 import { describe, expect, it } from 'vitest';
-import { halfOpenWindow } from '../world/half-open';
-import { testWorld } from '../world/scenario';
+import { halfOpenWindow } from '../../sim/world/half-open';
+import { testWorld } from '../../sim/world/scenario';
 
 describe('own-table failures in a half-open window', () => {
   it('given a probe succeeded, when the attempts table refuses the next record, then the window counts an own failure', async () => {

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
 
 const BODY = '{"order":{"id":"ord-9","amount":12.5}}';
 const KEY = 'id-M';

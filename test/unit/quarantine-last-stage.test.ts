@@ -5,8 +5,8 @@
  * killing quarantine-step.ts's mutants (issue 19).
  */
 import { describe, expect, it } from 'vitest';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
 
 describe('the stage a quarantine record names', () => {
   it('given a permanent error after the stage parse, then the record names parse', async () => {

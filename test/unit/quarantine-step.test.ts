@@ -12,9 +12,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BREAKER_STATE } from '../../contract/control';
 import { ENV } from '../../contract/env';
 import { QUARANTINED_LOG_EVENT } from '../../contract/log-events';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -8,9 +8,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
-import { deliverNext, drive } from '../world/drive';
-import { halfOpenWindow } from '../world/half-open';
-import { testWorld } from '../world/scenario';
+import { deliverNext, drive } from '../../sim/world/drive';
+import { halfOpenWindow } from '../../sim/world/half-open';
+import { testWorld } from '../../sim/world/scenario';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -9,9 +9,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BREAKER_STATE } from '../../contract/control';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ConsumerPorts } from '../../lambdas/consumer/ports';
-import { FAULT_POINTS } from '../../local/faults/fault-points';
-import { type FaultCall, withFaults } from '../../local/faults/inject';
 import { KEYED_FAULT_POINTS } from '../../local/faults/shared-plan';
 import { SEED } from '../../local/rehearsal/default-scenarios';
 import { parseScenarios } from '../../local/rehearsal/scenario';
+import { FAULT_POINTS } from '../../sim/faults/fault-points';
+import { type FaultCall, withFaults } from '../../sim/faults/inject';
 
 const withFaultList = (faults: unknown) => ({ ...JSON.parse(JSON.stringify(SEED)), faults });
 

@@ -5,7 +5,7 @@
  * how many attempts each started and whether the last one died in flight.
  */
 import { describe, expect, it } from 'vitest';
-import { testWorld } from '../world/scenario';
+import { testWorld } from '../../sim/world/scenario';
 
 const crashesTheParser = [{ do: 'stage', name: 'parse' } as const, { do: 'crash' } as const];
 const work = [{ do: 'stage', name: 'a' } as const, { do: 'stage', name: 'b' } as const];

@@ -3,9 +3,9 @@
  * some schedules have none of a kind and others are dominated by it.
  */
 import { describe, expect, it } from 'vitest';
-import { generateSchedule } from '../campaign/generate';
-import { Draw, mulberry32, scheduleSeed } from '../campaign/prng';
-import { Swarm } from '../campaign/swarm';
+import { generateSchedule } from '../../sim/campaign/generate';
+import { Draw, mulberry32, scheduleSeed } from '../../sim/campaign/prng';
+import { Swarm } from '../../sim/campaign/swarm';
 
 const KINDS = [
   ['throttle', 1],

@@ -5,9 +5,9 @@
  * found at its redelivery nor our own ledger refusing its start is written as one.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GARBLED_BREAKER_ITEM } from '../world/breaker-states';
-import { testWorld } from '../world/scenario';
-import type { World } from '../world/world';
+import { GARBLED_BREAKER_ITEM } from '../../sim/world/breaker-states';
+import { testWorld } from '../../sim/world/scenario';
+import type { World } from '../../sim/world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -6,8 +6,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
-import { GARBLED_BREAKER_ITEM } from '../world/breaker-states';
-import { testWorld } from '../world/scenario';
+import { GARBLED_BREAKER_ITEM } from '../../sim/world/breaker-states';
+import { testWorld } from '../../sim/world/scenario';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
 
 describe('a quarantine without running, interrupted half-way', () => {
   it('given the worker dies before the content is written, then the next delivery finishes it with the same evidence', async () => {

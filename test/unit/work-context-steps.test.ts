@@ -12,10 +12,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LedgerUnavailableError, StaleAttemptError } from '../../lambdas/adapters/errors';
 import { OutcomeUnknownError } from '../../lambdas/core/errors';
 import type { ExternalRecord } from '../../lambdas/core/types';
-import { drive } from '../world/drive';
-import { testWorld } from '../world/scenario';
-import type { Step } from '../world/scripted-processor';
-import { WORLD_TIMEOUT_SECONDS, World } from '../world/world';
+import { drive } from '../../sim/world/drive';
+import { testWorld } from '../../sim/world/scenario';
+import type { Step } from '../../sim/world/scripted-processor';
+import { WORLD_TIMEOUT_SECONDS, World } from '../../sim/world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProcessorModule } from '../../lambdas/consumer/types';
 import { WORK_NAME_MAX_BYTES } from '../../lambdas/core/work-names';
-import { World } from '../world/world';
+import { World } from '../../sim/world/world';
 
 function worldWith(processor: ProcessorModule) {
   return new World({ random: () => 0.5, processorFor: () => processor });

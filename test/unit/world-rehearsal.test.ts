@@ -3,9 +3,9 @@
  * the same totals the local AWS rehearsal must meet, in milliseconds.
  */
 import { describe, expect, it } from 'vitest';
-import { drive } from '../world/drive';
-import { OutsideSystem, type Step, scriptedProcessor } from '../world/scripted-processor';
-import { World } from '../world/world';
+import { drive } from '../../sim/world/drive';
+import { OutsideSystem, type Step, scriptedProcessor } from '../../sim/world/scripted-processor';
+import { World } from '../../sim/world/world';
 
 function seedWorld(m3: readonly Step[]) {
   const outside = new OutsideSystem();

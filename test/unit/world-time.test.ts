@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ProcessorModule } from '../../lambdas/consumer/types';
-import { OutsideSystem, type Step, scriptedProcessor } from '../world/scripted-processor';
-import { World } from '../world/world';
+import { OutsideSystem, type Step, scriptedProcessor } from '../../sim/world/scripted-processor';
+import { World } from '../../sim/world/world';
 
 /** Two messages delivered at once to two environments, each following its own script. */
 async function twoInvocations(scripts: Record<string, readonly Step[]>) {

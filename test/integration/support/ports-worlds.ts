@@ -1,6 +1,6 @@
 /**
  * The two implementations the port contract (ports-contract-*.test.ts) runs against: the in-memory
- * world the fast orchestration tests use (test/world/memory-*.ts), and the real adapters over the
+ * world the fast orchestration tests use (sim/world/memory-*.ts), and the real adapters over the
  * local AWS (ports-moto.ts). Each case gets fresh ports, plus the few set-up and read-back steps
  * the ports do not offer (`Arrange`), done as the rest of the system does them: the state machine
  * writes the breaker, an operator resolves a record, the event source mapping receives.
@@ -19,12 +19,12 @@ import type {
 } from '../../../lambdas/consumer/ports';
 import type { BreakerRecord } from '../../../lambdas/core/breaker';
 import { defaultPolicy } from '../../../lambdas/core/types';
-import { Clock } from '../../world/clock';
-import { MemoryControl } from '../../world/memory-control';
-import { MemoryLedger } from '../../world/memory-ledger';
-import { MemoryOperations } from '../../world/memory-operations';
-import { MemoryQuarantine } from '../../world/memory-quarantine';
-import { MemoryQueue } from '../../world/memory-queue';
+import { Clock } from '../../../sim/world/clock';
+import { MemoryControl } from '../../../sim/world/memory-control';
+import { MemoryLedger } from '../../../sim/world/memory-ledger';
+import { MemoryOperations } from '../../../sim/world/memory-operations';
+import { MemoryQuarantine } from '../../../sim/world/memory-quarantine';
+import { MemoryQueue } from '../../../sim/world/memory-queue';
 
 /** The consumer's ledger port plus the operator's reset, which a replay start depends on. */
 export type OperatorLedger = LedgerPort & Pick<AttemptLedger, 'resetForReplay'>;

@@ -4,7 +4,7 @@
  * printed as a replayable schedule and `--replay` runs it again exactly.
  */
 import { ENV } from '../../contract/env';
-import { FAULT_KINDS, FAULT_POINTS, type FaultKind, type FaultPoint } from '../../local/faults/fault-points';
+import { FAULT_KINDS, FAULT_POINTS, type FaultKind, type FaultPoint } from '../faults/fault-points';
 import type { Step } from '../world/scripted-processor';
 import type { RunFailure } from './pause-model';
 
@@ -79,7 +79,7 @@ export interface Schedule {
   /** Seeds the world's own randomness (backoff jitter). */
   readonly seed: number;
   /**
-   * Seeds the order in which the world resumes ready awaits (test/world/interleave.ts).
+   * Seeds the order in which the world resumes ready awaits (sim/world/interleave.ts).
    * @default - the fixed order (schedules kept before the scheduler existed replay as they ran)
    */
   readonly scheduler?: number;

@@ -2,8 +2,8 @@
  * A small world for one test: messages by label, a script per label and attempt, faults by
  * point (each firing a stated number of times), and the outside system's request counts.
  */
-import type { FaultKind, FaultPoint } from '../../local/faults/fault-points';
-import type { FaultCall } from '../../local/faults/inject';
+import type { FaultKind, FaultPoint } from '../faults/fault-points';
+import type { FaultCall } from '../faults/inject';
 import { OutsideSystem, type Step, scriptedProcessor } from './scripted-processor';
 import { World } from './world';
 

@@ -4,6 +4,7 @@
  * counts both. The outage-related checks and their preconditions live in outage-invariants.ts.
  */
 
+import type { CheckResult } from './check-result';
 import {
   backstopOnlyWhenNothingCouldTell,
   chargesMatchTheRules,
@@ -51,14 +52,11 @@ export const INVARIANTS = [
 
 export type InvariantName = (typeof INVARIANTS)[number];
 
-export interface Verdict {
+export interface Verdict extends CheckResult {
   readonly invariant: InvariantName;
-  /** False when the schedule does not meet the invariant's precondition (not counted as checked). */
-  readonly applicable: boolean;
-  readonly problems: readonly string[];
 }
 
-type Check = (observation: Observation) => Omit<Verdict, 'invariant'>;
+type Check = (observation: Observation) => CheckResult;
 
 const CHECKS: Record<InvariantName, Check> = {
   'no-message-lost': noMessageLost,
@@ -83,11 +81,11 @@ export function checkInvariants(observation: Observation): Verdict[] {
   return INVARIANTS.map((invariant) => ({ invariant, ...CHECKS[invariant](observation) }));
 }
 
-function held(problems: readonly string[]): Omit<Verdict, 'invariant'> {
+function held(problems: readonly string[]): CheckResult {
   return { applicable: true, problems };
 }
 
-function noMessageLost({ world, sent, trace }: Observation): Omit<Verdict, 'invariant'> {
+function noMessageLost({ world, sent, trace }: Observation): CheckResult {
   const problems: string[] = [];
   const queued = [...world.queue.messages.values()];
   const waitingKeys = new Set(
@@ -129,7 +127,7 @@ function noMessageLost({ world, sent, trace }: Observation): Omit<Verdict, 'inva
   return held(problems);
 }
 
-function noKeylessCallRepeated({ trace }: Observation): Omit<Verdict, 'invariant'> {
+function noKeylessCallRepeated({ trace }: Observation): CheckResult {
   const counts = new Map<string, number>();
   for (const call of trace.outsideCalls) {
     if (!call.keyless) continue;
@@ -143,7 +141,7 @@ function noKeylessCallRepeated({ trace }: Observation): Omit<Verdict, 'invariant
   );
 }
 
-function chargedWithinLimit({ trace, world, schedule }: Observation): Omit<Verdict, 'invariant'> {
+function chargedWithinLimit({ trace, world, schedule }: Observation): CheckResult {
   const problems = trace.starts
     .filter((start) => start.charged >= start.limit)
     .map(
@@ -158,7 +156,7 @@ function chargedWithinLimit({ trace, world, schedule }: Observation): Omit<Verdi
   return held(problems);
 }
 
-function completedWorkNotRedone({ trace }: Observation): Omit<Verdict, 'invariant'> {
+function completedWorkNotRedone({ trace }: Observation): CheckResult {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const redo of trace.redos) {
@@ -177,7 +175,7 @@ function completedWorkNotRedone({ trace }: Observation): Omit<Verdict, 'invarian
   return held(problems);
 }
 
-function quarantineCanReachAnEnd({ world, trace }: Observation): Omit<Verdict, 'invariant'> {
+function quarantineCanReachAnEnd({ world, trace }: Observation): CheckResult {
   const problems = trace.unanswerable.map(
     (id) => `record ${id} waits for a person, but no running execution can take an answer`,
   );
@@ -194,7 +192,7 @@ function quarantineCanReachAnEnd({ world, trace }: Observation): Omit<Verdict, '
  * Within a generation a key is quarantined once: after that the ledger admits no attempt until a
  * replay. A key collision is another message's own record, kept apart.
  */
-function oneRecordPerQuarantine({ world }: Observation): Omit<Verdict, 'invariant'> {
+function oneRecordPerQuarantine({ world }: Observation): CheckResult {
   const ids = new Map<string, string[]>();
   for (const record of world.quarantine.records.values()) {
     if (record.reason === 'key-collision') continue;
@@ -212,7 +210,7 @@ function oneRecordPerQuarantine({ world }: Observation): Omit<Verdict, 'invarian
  * A crash, as the consumer can know it, is an environment whose attempts a later delivery found
  * in flight (dead, or alive but gone: the two look the same); each may (re)start the trial once.
  */
-function oneTrialStartPerCrash({ trace, world }: Observation): Omit<Verdict, 'invariant'> {
+function oneTrialStartPerCrash({ trace, world }: Observation): CheckResult {
   const crashes = trace.crashedEnvironments.size;
   // Counted where the trial is written: comparing the item around a call is fooled by a
   // message passing the trial meanwhile (found with the case trial-started-twice-around-…).

@@ -26,7 +26,7 @@
  */
 import { DEFAULTS } from '../../contract/defaults';
 import { WORLD_TIMEOUT_SECONDS } from '../world/world';
-import type { Verdict } from './invariants';
+import type { CheckResult } from './check-result';
 import { outageEvident } from './outage-evidence';
 import type { Observation } from './run-schedule';
 import type { CampaignEvent, MessageSpec, Schedule } from './schedule';
@@ -55,11 +55,7 @@ export function isOutageOnly(schedule: Schedule): boolean {
   return outage && quietEvents && healthyWork;
 }
 
-export function chargedOrQuarantinedForOutage({
-  schedule,
-  world,
-  trace,
-}: Observation): Omit<Verdict, 'invariant'> {
+export function chargedOrQuarantinedForOutage({ schedule, world, trace }: Observation): CheckResult {
   if (!isOutageOnly(schedule)) return { applicable: false, problems: [] };
   const problems = world.ledger
     .all()
@@ -81,12 +77,7 @@ export function chargedOrQuarantinedForOutage({
   return { applicable: true, problems };
 }
 
-export function backstopFromOwnFailures({
-  schedule,
-  world,
-  trace,
-  sent,
-}: Observation): Omit<Verdict, 'invariant'> {
+export function backstopFromOwnFailures({ schedule, world, trace, sent }: Observation): CheckResult {
   const rule = { threshold: schedule.config.outageThreshold, by: new Set(['own'] as const) };
   const problems: string[] = [];
   // By key: an operator's replay is another message with the same work.

@@ -8,7 +8,7 @@
  * (swarm.ts): trouble of each kind, from none to dominant. Each also draws the seed of the order
  * in which the world resumes ready awaits (`scheduler`).
  */
-import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../../local/faults/fault-points';
+import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../faults/fault-points';
 import type { Step } from '../world/scripted-processor';
 import { Draw, mulberry32 } from './prng';
 import type { CampaignConfig, CampaignEvent, Decision, MessageSpec, Schedule } from './schedule';

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { FAULT_POINTS } from '../../local/faults/fault-points';
+import { FAULT_POINTS } from '../faults/fault-points';
 import { describeSchedule } from './describe';
 import { type CampaignReport, runCampaign, runOne } from './explore';
 import { INVARIANTS, type InvariantName } from './invariants';

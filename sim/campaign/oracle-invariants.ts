@@ -6,7 +6,7 @@ import { DEFAULTS } from '../../contract/defaults';
 import { LEDGER_STATE } from '../../contract/ledger';
 import type { StoredRecord } from '../world/memory-quarantine';
 import type { AttemptFacts } from './attempt-log';
-import type { Verdict } from './invariants';
+import type { CheckResult } from './check-result';
 import {
   crashedAlone,
   expectedCharges,
@@ -21,7 +21,7 @@ import {
 import type { Observation } from './run-schedule';
 import { deployedLimits } from './schedule';
 
-type Check = (observation: Observation) => Omit<Verdict, 'invariant'>;
+type Check = (observation: Observation) => CheckResult;
 
 /** One schedule's facts for the oracle, gathered once for its five checks. */
 const inputs = new WeakMap<Observation, OracleInput>();

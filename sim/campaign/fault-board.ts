@@ -4,8 +4,8 @@
  * table (every `ledger.*` call throttled until a virtual time), and the outside system's outage,
  * which the observed processor asks before each external call. Every firing is traced.
  */
-import type { FaultKind, FaultPoint } from '../../local/faults/fault-points';
-import type { FaultCall } from '../../local/faults/inject';
+import type { FaultKind, FaultPoint } from '../faults/fault-points';
+import type { FaultCall } from '../faults/inject';
 import type { Clock } from '../world/clock';
 import type { MemoryLedger } from '../world/memory-ledger';
 import { keyGeneration, type Trace } from './trace';
