@@ -2,9 +2,10 @@
  * The CLI's side of a plain replay's claims (lambdas/adapters/replay-claims.ts): a record another
  * operator moved on first is a refusal (nothing changed, exit 2), not a failure.
  */
-import { QuarantineStatusConflictError } from '../lambdas/adapters/errors';
+
 import type { ReplayClaims } from '../lambdas/adapters/replay-claims';
 import type { AuditEntry } from '../lambdas/core/quarantine-record';
+import { QuarantineStatusConflictError } from '../lambdas/ports/errors';
 import { Refused } from './errors';
 
 export class RefusingReplayClaims {

@@ -18,8 +18,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LEDGER_STATE } from '../contract/ledger';
-import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
-import { LedgerStateMismatchError, StaleAttemptError } from '../lambdas/adapters/errors';
 import type { RecordedMessageAttribute, ReplayInput } from '../lambdas/adapters/source-queue';
 import {
   REPLAY_AUDIT,
@@ -29,6 +27,8 @@ import {
 } from '../lambdas/core/operator';
 import type { AuditEntry, QuarantineRecord } from '../lambdas/core/quarantine-record';
 import { ownIdentity, refusalBySqs, replayAttributes, replayKeyOf } from '../lambdas/core/replay-message';
+import { LedgerStateMismatchError, StaleAttemptError } from '../lambdas/ports/errors';
+import type { LedgerEntry } from '../lambdas/ports/ledger';
 import { exactUtf8 } from './body';
 import type { Deployment } from './deployment';
 import { Refused } from './errors';

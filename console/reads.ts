@@ -6,14 +6,14 @@
 
 import type { Deployment } from '../cli/deployment';
 import { QUARANTINE_STATUS, type QuarantineStatus } from '../contract/quarantine';
-import type { LedgerEntry } from '../lambdas/adapters/attempt-ledger';
 import { sourceQueueMapping } from '../lambdas/adapters/deployment-lookup';
-import { absentAs } from '../lambdas/adapters/errors';
 import type { ControlView } from '../lambdas/adapters/operator-control';
 import { type OldestMessageAge, oldestMessageAge } from '../lambdas/adapters/queue-age';
 import type { QueueDepth } from '../lambdas/adapters/source-queue';
 import { type FailureGroup, groupBySignature, matchesGroup } from '../lambdas/core/operator';
 import type { QuarantineRecord } from '../lambdas/core/quarantine-record';
+import { absentAs } from '../lambdas/ports/errors';
+import type { LedgerEntry } from '../lambdas/ports/ledger';
 
 /** What still needs a person: `pq list`'s default, and what groups are made of. */
 export const UNRESOLVED: readonly QuarantineStatus[] = [

@@ -20,10 +20,8 @@
  * environments of batch 1, left out), else the cool-down doubles.
  */
 import { DEFAULTS } from '../../contract/defaults';
-import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
 import { FAILURE_EVENTS_PER_PAGE } from '../../lambdas/adapters/control-state';
 import { ControlCache } from '../../lambdas/consumer/control-cache';
-import type { ControlPort } from '../../lambdas/consumer/ports';
 import { type BreakerRecord, holdingBreaker } from '../../lambdas/core/breaker';
 import {
   afterCompletedMessage,
@@ -33,6 +31,8 @@ import {
 } from '../../lambdas/core/isolation';
 import { evaluateOutage, type FailureEvent } from '../../lambdas/core/outage';
 import { defaultPolicy } from '../../lambdas/core/types';
+import type { ControlPort } from '../../lambdas/ports/consumer-ports';
+import type { ControlSnapshot } from '../../lambdas/ports/control';
 import { type HotItem, ItemLoad, type ItemPeak } from './item-load';
 import type { ScaleScenario } from './scenario';
 

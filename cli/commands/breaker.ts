@@ -6,10 +6,10 @@
  */
 
 import { BREAKER_STATE, type BreakerAction, OPERATOR_ACTION } from '../../contract/control';
-import { BreakerNotPausedError, TaskTokenRejectedError } from '../../lambdas/adapters/errors';
 import { OPERATOR_PAUSE_RUNS } from '../../lambdas/adapters/operations';
 import type { BreakerReading } from '../../lambdas/core/breaker';
 import { breakerOutput, decideBreakerAction } from '../../lambdas/core/operator';
+import { BreakerNotPausedError, TaskTokenRejectedError } from '../../lambdas/ports/errors';
 import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';

@@ -1,6 +1,7 @@
 /** `pq cause`: rule 12, the cause an operator found; replay is refused until one is recorded. */
-import { QuarantineNotFoundError } from '../../lambdas/adapters/errors';
+
 import { checkCause } from '../../lambdas/core/operator';
+import { QuarantineNotFoundError } from '../../lambdas/ports/errors';
 import { positionals } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';

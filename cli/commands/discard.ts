@@ -1,8 +1,8 @@
 /** `pq discard`: close open records without replaying them; their content stays as evidence. */
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
-import { QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
 import { DISCARD_AUDIT, decideDiscard } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import { QuarantineStatusConflictError } from '../../lambdas/ports/errors';
 import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';

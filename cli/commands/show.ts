@@ -1,8 +1,8 @@
 /** `pq show ID`: everything known about one quarantined message, and its exact bytes. */
 import { writeFile } from 'node:fs/promises';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
-import { absentAs } from '../../lambdas/adapters/errors';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import { absentAs } from '../../lambdas/ports/errors';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { positionals } from '../arguments';
 import { type BodyDescription, describeBody } from '../body';
 import type { Command, CommandContext } from '../command';

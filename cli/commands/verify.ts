@@ -5,9 +5,9 @@ import {
   VERIFY_DECISION,
   type VerifyDecision,
 } from '../../contract/quarantine';
-import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { decideVerify, verifyOutput, verifyWaitOf } from '../../lambdas/core/verify';
+import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../lambdas/ports/errors';
 import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';

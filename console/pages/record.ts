@@ -5,9 +5,9 @@
  */
 import { html } from 'hono/html';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import { groupId } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import type { RecordDetail } from '../reads';
 import { actionHref } from './action-links';
 import { bodySection, showBody } from './body';

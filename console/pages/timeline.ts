@@ -5,8 +5,9 @@
  * every audited operator action, and a replay's reset of the ledger. The ledger keeps counters,
  * not one entry per attempt, so the attempts between the first and the last are one summary.
  */
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 
 export type TimelineKind = 'attempt' | 'failure' | 'external' | 'quarantine' | 'operator' | 'ledger';
 

@@ -11,7 +11,16 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { LEDGER_STATE, type LedgerState } from '../../contract/ledger';
 import type { LedgerGlance } from '../core/suspects';
-import type { ErrorEvidence, ExternalRecord, FailureCounters, QuarantineIntent } from '../core/types';
+import type { ExternalRecord, QuarantineIntent } from '../core/types';
+import { LedgerStateMismatchError, LedgerUnavailableError, StaleAttemptError } from '../ports/errors';
+import type {
+  FailureRecord,
+  LedgerEntry,
+  QuarantineMark,
+  RestartInput,
+  StartInput,
+  StartResult,
+} from '../ports/ledger';
 import {
   BOOL,
   evidenceToAttribute,
@@ -23,73 +32,8 @@ import {
   S,
 } from './attribute-values';
 import { type ConditionalOutcome, guarded, namesIn, updateIf } from './conditional-writes';
-import {
-  describeSdkError,
-  LedgerStateMismatchError,
-  LedgerUnavailableError,
-  StaleAttemptError,
-} from './errors';
-import { describeEntry, type LedgerEntry, toLedgerEntry } from './ledger-item';
-
-export type { LedgerEntry } from './ledger-item';
-
-export type StartResult =
-  | { readonly started: true; readonly item: LedgerEntry }
-  /**
-   * The condition failed: `previous` is the item as it was (ALL_OLD), for `decideDelivery`.
-   * Undefined only for a replay's start on a key with no item: no operator reset it for a replay.
-   */
-  | { readonly started: false; readonly previous: LedgerEntry | undefined };
-
-export interface StartInput {
-  readonly key: string;
-  readonly attemptId: string;
-  readonly envId: string;
-  readonly messageId: string;
-  /** sha256 of the message's body (core/ids.ts `bodyDigest`). */
-  readonly bodyDigest: string;
-  /** Rule 2: a `ready` item charged this much or more admits no further attempt. */
-  readonly attemptLimit: number;
-  /**
-   * SQS's last receive before the backstop: a `ready` item whose last attempt crashed admits no
-   * attempt then (core/delivery.ts quarantines it instead). @default false
-   */
-  readonly lastReceive?: boolean;
-  /**
-   * An operator's replay: the quarantine id it was made from. The start then succeeds only on
-   * the item reset for exactly that replay, so no producer can borrow another message's item.
-   */
-  readonly replayOf?: string;
-  readonly now: Date;
-  /** TTL, epoch seconds. */
-  readonly expiresAt: number;
-}
-
-export interface RestartInput extends StartInput {
-  /** The crashed attempt: the restart succeeds only if it is still the one in flight. */
-  readonly previousAttemptId: string;
-  /** Rule 5: 1 when the crash is attributable to this message, 0 when not (rule 6). */
-  readonly charge: number;
-}
-
-/** How an attempt ended that leaves the item `ready` for another. */
-export interface FailureRecord {
-  readonly counters: FailureCounters;
-  readonly lastError?: ErrorEvidence;
-  /** The attempt crashed and an outage settled it uncharged (LedgerItem.lastAttemptCrashed). */
-  readonly crashed?: boolean;
-  /** The attempt was a failed half-open probe (LedgerItem.failedProbe). */
-  readonly failedProbe?: boolean;
-  readonly now: Date;
-}
-
-export interface QuarantineMark {
-  /** When known, the mark is refused unless this attempt is still the latest. */
-  readonly attemptId?: string;
-  readonly quarantineId: string;
-  readonly charge?: number;
-  readonly now: Date;
-}
+import { describeEntry, toLedgerEntry } from './ledger-item';
+import { describeSdkError } from './sdk-errors';
 
 // Timeline of one item:
 //   (absent) --start--> in-flight --complete--> completed

@@ -11,7 +11,7 @@ import type {
   QuarantineIntent,
   QuarantineReason,
 } from '../core/types';
-import { MalformedItemError } from './errors';
+import { MalformedItemError } from '../ports/errors';
 
 export type Item = Record<string, AttributeValue>;
 

@@ -11,7 +11,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { type Item, L, N, S } from './attribute-values';
-import { isSdkError } from './errors';
+import { isSdkError } from './sdk-errors';
 
 // The audit trail of an item (a quarantine record, the breaker, the replay freeze): `audit`, a
 // list of { who, when, what, why } that our writes only ever append to, and `auditCount`, the

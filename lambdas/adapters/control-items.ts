@@ -15,8 +15,8 @@ import {
 } from '../../contract/control';
 import type { BreakerReading, BreakerRecord } from '../core/breaker';
 import { type IsolationTrial, NO_TRIAL } from '../core/isolation';
+import { MalformedItemError } from '../ports/errors';
 import { type Item, ItemReader, S } from './attribute-values';
-import { MalformedItemError } from './errors';
 
 export const BREAKER_KEY: Item = { pk: S(BREAKER.pk), sk: S(BREAKER.sk) };
 export const ISOLATION_KEY: Item = { pk: S(CONSUMER_PARTITIONS.isolation), sk: S('state') };

@@ -23,6 +23,8 @@ import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolati
 import type { FailureEvent } from '../core/outage';
 import type { AuditEntry } from '../core/quarantine-record';
 import { defaultPolicy, type Policy } from '../core/types';
+import type { ControlSnapshot } from '../ports/control';
+import { ControlStateUnavailableError } from '../ports/errors';
 import { BOOL, type Item, ItemReader, M, N, S } from './attribute-values';
 import {
   APPEND_AUDIT,
@@ -43,15 +45,8 @@ import {
   readBreaker,
   toIsolation,
 } from './control-items';
-import { ControlStateUnavailableError, describeSdkError } from './errors';
 import { auditEntryAttribute } from './quarantine-item';
-
-/** What the consumer caches for a few seconds per execution environment. */
-export interface ControlSnapshot {
-  readonly breaker: BreakerReading | undefined;
-  readonly isolation: IsolationTrial | undefined;
-  readonly replayFrozen: boolean;
-}
+import { describeSdkError } from './sdk-errors';
 
 /** The breaker item as stored, and as read: what an operator's reset is conditioned on. */
 export interface BreakerItem {

@@ -9,8 +9,9 @@ import {
   ListEventSourceMappingsCommand,
 } from '@aws-sdk/client-lambda';
 import { GetCallerIdentityCommand, type STSClient } from '@aws-sdk/client-sts';
+import { DeploymentLookupError } from '../ports/errors';
 import { guarded } from './conditional-writes';
-import { DeploymentLookupError, describeSdkError, isSdkError } from './errors';
+import { describeSdkError, isSdkError } from './sdk-errors';
 
 export interface MappingInfo {
   readonly uuid: string;

@@ -3,7 +3,7 @@
  * partition key `pk` is the domain's `key`.
  */
 import type { LedgerState } from '../../contract/ledger';
-import type { LedgerItem } from '../core/types';
+import type { LedgerEntry } from '../ports/ledger';
 import {
   defined,
   evidenceFromItem,
@@ -12,14 +12,6 @@ import {
   ItemReader,
   intentFromItem,
 } from './attribute-values';
-
-/** A ledger item with the times this adapter adds beyond the core's LedgerItem. */
-export interface LedgerEntry extends LedgerItem {
-  /** ISO-8601: when the latest attempt ended (completed, failed or quarantined). */
-  readonly lastEndedAt?: string;
-  /** ISO-8601: the latest operator reset for a replay. */
-  readonly replayedAt?: string;
-}
 
 /** Counters absent on an item (written before they existed) read as 0. */
 export function toLedgerEntry(item: Item): LedgerEntry {

@@ -29,9 +29,10 @@ import {
   RECORD_ATTRIBUTES as R,
 } from '../../contract/quarantine';
 import type { AuditEntry } from '../core/quarantine-record';
+import { OpenRecordsCountError } from '../ports/errors';
 import { type Item, ItemReader, M, N, S } from './attribute-values';
 import { namesIn, updateIf } from './conditional-writes';
-import { isSdkError, OpenRecordsCountError } from './errors';
+import { isSdkError } from './sdk-errors';
 
 const C = OPEN_RECORDS_COUNTER.attributes;
 export const COUNTER_KEY: Item = { id: S(OPEN_RECORDS_COUNTER.key.id) };

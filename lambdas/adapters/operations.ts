@@ -19,19 +19,9 @@ import {
 } from '../../contract/executions';
 import type { StateMachineArns } from '../core/config';
 import { outcomeUnknownExecutionName, pauseExecutionName } from '../core/ids';
-import { describeSdkError, isSdkError, OperationsUnavailableError, TaskTokenRejectedError } from './errors';
-
-/**
- * `started: false`: an execution of that name exists already (running or finished). AWS answers a
- * repeat with the same input on a RUNNING execution with success and the same ARN, so a retry may
- * also see `started: true`; either way exactly one execution exists.
- */
-export type StartOutcome =
-  | { readonly started: true; readonly executionArn: string }
-  | { readonly started: false };
-
-/** A pause's execution input without its `kind`; timings are passed to the state machine when given. */
-export type PauseInput = Omit<PauseExecutionInput, 'kind'>;
+import { OperationsUnavailableError, TaskTokenRejectedError } from '../ports/errors';
+import type { PauseInput, StartOutcome } from '../ports/operations';
+import { describeSdkError, isSdkError } from './sdk-errors';
 
 /** Runs of one pause episode before the consumer gives up restarting it and leaves it to alarms. */
 export const MAX_PAUSE_RUNS = 5;

@@ -25,6 +25,7 @@ import {
 import type { BreakerReading } from '../core/breaker';
 import type { IsolationTrial } from '../core/isolation';
 import type { AuditEntry } from '../core/quarantine-record';
+import { BreakerNotPausedError, ControlStateUnavailableError, MalformedItemError } from '../ports/errors';
 import { type Item, ItemReader, N, S } from './attribute-values';
 import {
   APPEND_AUDIT,
@@ -46,14 +47,8 @@ import {
   STOPS_LIFTED_KEY,
   toIsolation,
 } from './control-items';
-import {
-  BreakerNotPausedError,
-  ControlStateUnavailableError,
-  describeSdkError,
-  isSdkError,
-  MalformedItemError,
-} from './errors';
 import { auditEntryAttribute } from './quarantine-item';
+import { describeSdkError, isSdkError } from './sdk-errors';
 
 // An answer belongs to the episode it names: the breaker must still be paused in that epoch.
 const IS_PAUSED = `attribute_exists(#pk) AND #${B.state} IN (:open, :halfOpen) AND #${B.epoch} = :epoch`;

@@ -18,6 +18,7 @@ import {
   RECORD_ATTRIBUTES as R,
 } from '../../contract/quarantine';
 import type { QuarantineRecord } from '../core/quarantine-record';
+import { QuarantineNotFoundError, QuarantineReadError, QuarantineStatusConflictError } from '../ports/errors';
 import { type Item, ItemReader, S } from './attribute-values';
 import {
   APPEND_AUDIT,
@@ -28,16 +29,10 @@ import {
   namesIn,
   updateIf,
 } from './conditional-writes';
-import {
-  describeSdkError,
-  isSdkError,
-  QuarantineNotFoundError,
-  QuarantineReadError,
-  QuarantineStatusConflictError,
-} from './errors';
 import { countChange, OpenRecordsCounter, type Recount } from './open-records';
 import { auditEntryAttribute, RECORD_READ_ATTRIBUTES, toQuarantineRecord } from './quarantine-item';
 import { quarantineObjectKeys } from './quarantine-writer';
+import { describeSdkError, isSdkError } from './sdk-errors';
 
 /** Who acts and why; `what` is filled in by the action. */
 export interface OperatorAction {

@@ -10,10 +10,11 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import type { NewQuarantineRecord } from '../core/quarantine-record';
+import { QuarantineWriteError } from '../ports/errors';
 import { guarded } from './conditional-writes';
-import { describeSdkError, isSdkError, QuarantineWriteError } from './errors';
 import { OpenRecordsCounter } from './open-records';
 import { quarantineRecordItem } from './quarantine-item';
+import { describeSdkError, isSdkError } from './sdk-errors';
 
 /** The bucket layout: `quarantine/<id>/body` and `quarantine/<id>/envelope.json`. */
 export function quarantineObjectKeys(id: string): { readonly bodyKey: string; readonly envelopeKey: string } {

@@ -9,7 +9,7 @@
  * reason, not an error that stops `pq status` or the console's overview.
  */
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { describeSdkError } from './errors';
+import { describeSdkError } from './sdk-errors';
 
 /** AWS's names, not ours: what SQS publishes. */
 const SQS_NAMESPACE = 'AWS/SQS';

@@ -9,6 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QUARANTINE_STATUS, type QuarantineStatus, RECORD_ATTRIBUTES as R } from '../../contract/quarantine';
 import { UNIDENTIFIED_CAUSE } from '../core/operator';
 import type { AuditEntry } from '../core/quarantine-record';
+import { QuarantineReadError, QuarantineStatusConflictError } from '../ports/errors';
 import { type Item, ItemReader, S } from './attribute-values';
 import {
   APPEND_AUDIT,
@@ -18,9 +19,9 @@ import {
   guarded,
   updateIf,
 } from './conditional-writes';
-import { describeSdkError, QuarantineReadError, QuarantineStatusConflictError } from './errors';
 import { countChange, OpenRecordsCounter } from './open-records';
 import { auditEntryAttribute } from './quarantine-item';
+import { describeSdkError } from './sdk-errors';
 
 // Record timeline: open --claim--> replaying --finish--> replayed
 //                                  replaying --release--> open (the replay did not happen)

@@ -15,7 +15,8 @@ import {
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { type MessageAttribute, type MessageAttributes, replayAttributes } from '../core/replay-message';
 import { SQS_MAX_VISIBILITY_SECONDS } from '../core/types';
-import { describeSdkError, SourceQueueError } from './errors';
+import { SourceQueueError } from '../ports/errors';
+import { describeSdkError } from './sdk-errors';
 
 /**
  * SQS counts its 12 h visibility limit from the RECEIVE, not from this call ("Total

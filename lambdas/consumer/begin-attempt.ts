@@ -5,12 +5,12 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
-import type { LedgerEntry, StartInput } from '../adapters/attempt-ledger';
-import { isOwnTableUnavailable } from '../adapters/errors';
 import { type DeliveryDecision, decideDelivery } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
 import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
+import { isOwnTableUnavailable } from '../ports/errors';
+import type { LedgerEntry, StartInput } from '../ports/ledger';
 import type { ConsumerDeps } from './deps';
 import { onLastReceive } from './last-receive';
 import { handBackForOutage, reportOutage } from './outage-step';

@@ -3,9 +3,10 @@
  * environment (one BatchGetItem), never per message; sooner while the breaker is not closed
  * (`controlMaxAgeMs`).
  */
-import type { ControlSnapshot } from '../adapters/control-state';
+
 import { controlMaxAgeMs } from '../core/breaker';
-import type { ControlPort } from './ports';
+import type { ControlPort } from '../ports/consumer-ports';
+import type { ControlSnapshot } from '../ports/control';
 
 export class ControlCache {
   private cached?: { readonly at: number; readonly snapshot: ControlSnapshot };

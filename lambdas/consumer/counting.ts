@@ -4,8 +4,8 @@
  * orchestration holds no metric calls of its own, and a write that failed counts nothing.
  */
 import { CONSUMER_METRIC, type ConsumerMetric } from '../../contract/metrics';
+import type { ConsumerPorts, ControlPort, LedgerPort, QuarantineStorePort } from '../ports/consumer-ports';
 import type { ConsumerMetrics } from './metrics';
-import type { ConsumerPorts, ControlPort, LedgerPort, QuarantineStorePort } from './ports';
 import type { RecordOutcome } from './record-outcome';
 
 /** The ports of one execution environment, counting into `metrics` (which never throw: loggingFailures). */

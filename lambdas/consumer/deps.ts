@@ -4,9 +4,9 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ConsumerConfig } from '../core/config';
+import type { ConsumerPorts } from '../ports/consumer-ports';
 import type { CallMeter } from './call-meter';
 import type { ConsumerMetrics } from './metrics';
-import type { ConsumerPorts } from './ports';
 import type { ProcessorModule } from './types';
 
 export interface ConsumerDeps extends ConsumerPorts {

@@ -4,8 +4,8 @@
  * an outage (rule 7).
  */
 import type { SQSRecord } from 'aws-lambda';
-import { isOwnTableUnavailable } from '../adapters/errors';
 import { failureEventForMessage } from '../core/delivery';
+import { isOwnTableUnavailable } from '../ports/errors';
 import type { ConsumerDeps } from './deps';
 import { reportOutage } from './outage-step';
 import type { RecordOutcome, RecordSession } from './record-outcome';

@@ -4,12 +4,12 @@
  * decision is the core's; this file only carries them out.
  */
 import type { SQSRecord } from 'aws-lambda';
-import type { LedgerEntry } from '../adapters/attempt-ledger';
 import { classifyWith } from '../core/classify';
 import { failureEventForMessage } from '../core/delivery';
 import { errorEvidence } from '../core/evidence';
 import { decideFailure } from '../core/failure';
 import type { LedgerItem } from '../core/types';
+import type { LedgerEntry } from '../ports/ledger';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
 import { handBackUnlessLastReceive } from './hand-back';

@@ -4,7 +4,7 @@
  * charge work that is over, so each is retried while the invocation has time; only a table
  * being unavailable is retried, never a refused condition (another attempt owns the item).
  */
-import { isOwnTableUnavailable } from '../adapters/errors';
+import { isOwnTableUnavailable } from '../ports/errors';
 import type { ConsumerDeps } from './deps';
 
 const TRIES = 4;

@@ -3,12 +3,13 @@
  * ledger before the code moves on, so a crash leaves the last known stage and, for a call to an
  * outside system, the fact that it may have happened (rule 8).
  */
-import { isOwnTableUnavailable } from '../adapters/errors';
+
 import { classifyExternalFailure, classifyWith } from '../core/classify';
 import { CallUnansweredError, OutcomeUnknownError } from '../core/errors';
 import { timeMarginMs } from '../core/time-guard';
 import type { ExternalRecord } from '../core/types';
 import { checkWorkName } from '../core/work-names';
+import { isOwnTableUnavailable } from '../ports/errors';
 import type { ConsumerDeps } from './deps';
 import { settleWrite } from './settle';
 import type { ExternalCallOptions, WorkContext } from './types';

@@ -5,7 +5,7 @@
  * outside system's own counts. Only the cost per healthy message comes from the consumer (its
  * call meter, logged per record), and the receives per message from the runner.
  */
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import type { ConsumerLog, MeasuredCalls } from './consumer-log';
 import type { IsolationTrialView } from './isolation-watch';
 import type { OperatorRun } from './operator';

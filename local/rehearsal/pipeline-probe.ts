@@ -13,14 +13,15 @@ import {
 } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import type { QuarantineStatus } from '../../contract/quarantine';
-import { AttemptLedger, type LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import { AttemptLedger } from '../../lambdas/adapters/attempt-ledger';
 import { ISOLATION_KEY } from '../../lambdas/adapters/control-items';
-import type { ControlSnapshot } from '../../lambdas/adapters/control-state';
 import { ControlState } from '../../lambdas/adapters/control-state';
-import { MalformedItemError } from '../../lambdas/adapters/errors';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { SourceQueue, type QueueDepth as SqsDepth } from '../../lambdas/adapters/source-queue';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import type { ControlSnapshot } from '../../lambdas/ports/control';
+import { MalformedItemError } from '../../lambdas/ports/errors';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import type { LocalPipeline } from '../local-pipeline';
 
 /** Reads of a half-built item (see `ledgerItem`) before giving up. */

@@ -18,11 +18,11 @@
  * `pq hold`.
  */
 import { VERIFIED_STATUS } from '../../contract/quarantine';
-import { LedgerStateMismatchError } from '../../lambdas/adapters/errors';
 import { OPERATOR_PAUSE_RUNS } from '../../lambdas/adapters/operations';
 import { outcomeUnknownExecutionName } from '../../lambdas/core/ids';
 import { checkCause, decideBreakerAction, decideReplay } from '../../lambdas/core/operator';
 import { decideVerify, verifyWaitOf } from '../../lambdas/core/verify';
+import { LedgerStateMismatchError } from '../../lambdas/ports/errors';
 import type { StoredRecord } from '../world/memory-quarantine';
 import type { World } from '../world/world';
 import type { PauseModel } from './pause-model';

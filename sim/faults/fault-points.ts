@@ -1,6 +1,6 @@
 /**
  * The named places where a fault can be injected into the consumer: every call it makes through
- * its ports (lambdas/consumer/ports.ts). A name is `<port>.<method>`, and for the external-call
+ * its ports (lambdas/ports/consumer-ports.ts). A name is `<port>.<method>`, and for the external-call
  * record `ledger.recordExternal:<status>`, so a scenario can fail the `done` write alone.
  * `npm run -s campaign -- --list-fault-points` prints this list.
  */

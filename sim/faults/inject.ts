@@ -4,14 +4,15 @@
  * SDK-shaped cause (name and HTTP status), so the consumer sees exactly what AWS would make it see.
  * Used by the fault campaign over the in-memory world and by the local runner against moto.
  */
+
+import type { ConsumerPorts } from '../../lambdas/ports/consumer-ports';
 import {
   ControlStateUnavailableError,
   LedgerUnavailableError,
   OperationsUnavailableError,
   QuarantineWriteError,
   SourceQueueError,
-} from '../../lambdas/adapters/errors';
-import type { ConsumerPorts } from '../../lambdas/consumer/ports';
+} from '../../lambdas/ports/errors';
 import type { FaultKind, FaultPoint } from './fault-points';
 
 /** One call through a port, as a plan sees it; `key` is the message key when the call names one. */

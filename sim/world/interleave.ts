@@ -9,7 +9,7 @@
  * dies then never sends it. The turns after it are the answer's way back: the call has acted,
  * and a worker that dies then never hears of it.
  */
-import type { ConsumerPorts } from '../../lambdas/consumer/ports';
+import type { ConsumerPorts } from '../../lambdas/ports/consumer-ports';
 
 /** The most turns one yield waits: enough for a call to overtake several steps of another. */
 const MAX_TURNS = 6;

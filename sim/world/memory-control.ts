@@ -16,12 +16,13 @@ import {
 } from '../../contract/control';
 import { type Item, ItemReader } from '../../lambdas/adapters/attribute-values';
 import { readBreaker } from '../../lambdas/adapters/control-items';
-import { type ControlSnapshot, lostCompletionSortKey } from '../../lambdas/adapters/control-state';
-import { ControlStateUnavailableError } from '../../lambdas/adapters/errors';
-import type { ControlPort } from '../../lambdas/consumer/ports';
+import { lostCompletionSortKey } from '../../lambdas/adapters/control-state';
 import type { BreakerRecord, ProbeResult } from '../../lambdas/core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../../lambdas/core/isolation';
 import type { FailureEvent } from '../../lambdas/core/outage';
+import type { ControlPort } from '../../lambdas/ports/consumer-ports';
+import type { ControlSnapshot } from '../../lambdas/ports/control';
+import { ControlStateUnavailableError } from '../../lambdas/ports/errors';
 import { checkKey } from './dynamodb-limits';
 
 export interface StoredBreaker {

@@ -6,23 +6,23 @@
  * this class and the real adapter over the local AWS.
  */
 import { LEDGER_STATE } from '../../contract/ledger';
-import {
-  type FailureRecord,
-  type LedgerEntry,
-  type QuarantineMark,
-  quarantinesAs,
-  type RestartInput,
-  type StartInput,
-  type StartResult,
-} from '../../lambdas/adapters/attempt-ledger';
+import { quarantinesAs } from '../../lambdas/adapters/attempt-ledger';
+import type { LedgerGlance } from '../../lambdas/core/suspects';
+import type { ExternalRecord, QuarantineIntent } from '../../lambdas/core/types';
+import type { LedgerPort } from '../../lambdas/ports/consumer-ports';
 import {
   LedgerStateMismatchError,
   LedgerUnavailableError,
   StaleAttemptError,
-} from '../../lambdas/adapters/errors';
-import type { LedgerPort } from '../../lambdas/consumer/ports';
-import type { LedgerGlance } from '../../lambdas/core/suspects';
-import type { ExternalRecord, QuarantineIntent } from '../../lambdas/core/types';
+} from '../../lambdas/ports/errors';
+import type {
+  FailureRecord,
+  LedgerEntry,
+  QuarantineMark,
+  RestartInput,
+  StartInput,
+  StartResult,
+} from '../../lambdas/ports/ledger';
 import { checkItemSize, checkKey } from './dynamodb-limits';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

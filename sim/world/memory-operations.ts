@@ -5,10 +5,12 @@
  * the execution closed, is ExecutionAlreadyExists (lambdas/adapters/operations.ts reports
  * `started: false`). What the executions then do is the explorer's business.
  */
-import { OperationsUnavailableError } from '../../lambdas/adapters/errors';
-import { MAX_PAUSE_RUNS, type PauseInput, type StartOutcome } from '../../lambdas/adapters/operations';
-import type { OperationsPort } from '../../lambdas/consumer/ports';
+
+import { MAX_PAUSE_RUNS } from '../../lambdas/adapters/operations';
 import { outcomeUnknownExecutionName, pauseExecutionName } from '../../lambdas/core/ids';
+import type { OperationsPort } from '../../lambdas/ports/consumer-ports';
+import { OperationsUnavailableError } from '../../lambdas/ports/errors';
+import type { PauseInput, StartOutcome } from '../../lambdas/ports/operations';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 

@@ -9,11 +9,11 @@
  */
 
 import { COUNTED_STATUSES, type QuarantineStatus } from '../../contract/quarantine';
-import { QuarantineWriteError } from '../../lambdas/adapters/errors';
 import { countChange } from '../../lambdas/adapters/open-records';
 import { quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
-import type { QuarantineStorePort } from '../../lambdas/consumer/ports';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
+import type { QuarantineStorePort } from '../../lambdas/ports/consumer-ports';
+import { QuarantineWriteError } from '../../lambdas/ports/errors';
 import { checkItemSize } from './dynamodb-limits';
 
 export type StoredRecord = Omit<NewQuarantineRecord, 'status'> & { status: QuarantineStatus };

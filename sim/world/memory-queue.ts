@@ -8,15 +8,15 @@
  * deleted message's id (docs/local-differences.md, "SQS"). FIFO group order is not modelled.
  */
 import { DEFAULTS } from '../../contract/defaults';
-import { SourceQueueError } from '../../lambdas/adapters/errors';
 import { MAX_DELAY_SECONDS } from '../../lambdas/adapters/source-queue';
-import type { SourceQueuePort } from '../../lambdas/consumer/ports';
 import {
   type MessageAttributes,
   messageBytes,
   SQS_DEDUPLICATION_SECONDS,
   SQS_MAX_MESSAGE_ATTRIBUTES,
 } from '../../lambdas/core/replay-message';
+import type { SourceQueuePort } from '../../lambdas/ports/consumer-ports';
+import { SourceQueueError } from '../../lambdas/ports/errors';
 import type { Clock } from './clock';
 
 export interface QueuedMessage {

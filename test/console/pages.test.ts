@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { bucketize, chart, chartStart } from '../../console/pages/chart';
 import { PAGE_SIZE, parseListQuery, recordsPage, toFilter } from '../../console/pages/records';
 import { recordTimeline } from '../../console/pages/timeline';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 
 const crashed: QuarantineRecord = {
   id: 'q-1-g0-a3',

@@ -5,13 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttemptLedger, type StartInput } from '../../lambdas/adapters/attempt-ledger';
+import { AttemptLedger } from '../../lambdas/adapters/attempt-ledger';
+import type { ErrorEvidence } from '../../lambdas/core/types';
 import {
   LedgerStateMismatchError,
   LedgerUnavailableError,
   StaleAttemptError,
-} from '../../lambdas/adapters/errors';
-import type { ErrorEvidence } from '../../lambdas/core/types';
+} from '../../lambdas/ports/errors';
+import type { StartInput } from '../../lambdas/ports/ledger';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const T0 = new Date('2030-01-02T03:04:05.000Z');

@@ -12,8 +12,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
-import { ControlStateUnavailableError } from '../../lambdas/adapters/errors';
 import type { OpenBreaker } from '../../lambdas/core/breaker';
+import { ControlStateUnavailableError } from '../../lambdas/ports/errors';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 const NOW = new Date('2030-05-06T07:08:09.000Z');

@@ -19,16 +19,16 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  OperationsUnavailableError,
-  SourceQueueError,
-  TaskTokenRejectedError,
-} from '../../lambdas/adapters/errors';
 import { MAX_PAUSE_RUNS, OPERATOR_PAUSE_RUNS, Operations } from '../../lambdas/adapters/operations';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE, SourceQueue } from '../../lambdas/adapters/source-queue';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
+import {
+  OperationsUnavailableError,
+  SourceQueueError,
+  TaskTokenRejectedError,
+} from '../../lambdas/ports/errors';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 let pipeline: AdapterPipeline;

@@ -10,16 +10,16 @@ import { DeleteItemCommand, GetItemCommand, UpdateItemCommand } from '@aws-sdk/c
 import { HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
-import {
-  QuarantineNotFoundError,
-  QuarantineStatusConflictError,
-  QuarantineWriteError,
-} from '../../lambdas/adapters/errors';
 import { COUNTER_KEY } from '../../lambdas/adapters/open-records';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
 import type { NewQuarantineRecord } from '../../lambdas/core/quarantine-record';
+import {
+  QuarantineNotFoundError,
+  QuarantineStatusConflictError,
+  QuarantineWriteError,
+} from '../../lambdas/ports/errors';
 import { aQuarantineRecord } from '../support/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 

@@ -8,11 +8,11 @@
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
-import { QuarantineStatusConflictError } from '../../lambdas/adapters/errors';
 import { OperatorControl } from '../../lambdas/adapters/operator-control';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter } from '../../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
+import { QuarantineStatusConflictError } from '../../lambdas/ports/errors';
 import { aQuarantineRecord } from '../support/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 

@@ -15,10 +15,10 @@ import {
 import { describe, expect, it } from 'vitest';
 import { type Deployment, resolveDeployment } from '../../cli/deployment';
 import { replayMessage, replayRecord } from '../../cli/replay-flow';
-import { SourceQueueError } from '../../lambdas/adapters/errors';
 import { type ReplayInput, SourceQueue } from '../../lambdas/adapters/source-queue';
 import { bodyDigest } from '../../lambdas/core/ids';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import { SourceQueueError } from '../../lambdas/ports/errors';
 import { Clock } from '../../sim/world/clock';
 import { MemoryQueue } from '../../sim/world/memory-queue';
 import { type CliHarness, MOTO_CALLER, withCliHarness } from './support/cli-harness';

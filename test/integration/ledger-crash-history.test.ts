@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StartInput } from '../../lambdas/adapters/attempt-ledger';
+import type { StartInput } from '../../lambdas/ports/ledger';
 import { motoWorld } from './support/ports-moto';
 import { memoryWorld, type PortsUnderTest } from './support/ports-worlds';
 

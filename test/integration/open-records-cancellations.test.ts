@@ -14,8 +14,8 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { OpenRecordsCountError } from '../../lambdas/adapters/errors';
 import { COUNTER_KEY, OpenRecordsCounter, type RecordWrite } from '../../lambdas/adapters/open-records';
+import { OpenRecordsCountError } from '../../lambdas/ports/errors';
 
 type Reason = { Code: string; Item?: Record<string, { S: string }> };
 

@@ -1,5 +1,5 @@
 /**
- * The consumer's ControlPort (lambdas/consumer/ports.ts) as a contract, written once and run twice:
+ * The consumer's ControlPort (lambdas/ports/consumer-ports.ts) as a contract, written once and run twice:
  * against the in-memory world that drives the fast orchestration tests (sim/world) and against
  * the real adapters over the local AWS. The world is worth its speed only while it keeps the
  * services' semantics (conditional writes that return the item as it was, create-once objects,
@@ -8,8 +8,8 @@
  * the departure stays visible, and the day moto is fixed the case says so.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ControlStateUnavailableError } from '../../lambdas/adapters/errors';
 import { NO_TRIAL } from '../../lambdas/core/isolation';
+import { ControlStateUnavailableError } from '../../lambdas/ports/errors';
 import { at, COOLDOWN, EXPIRES, EXPIRES_AT, onEveryPortsWorld, refusal, T0 } from './support/ports-contract';
 import type { PortsUnderTest } from './support/ports-worlds';
 

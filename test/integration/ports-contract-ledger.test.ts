@@ -1,5 +1,5 @@
 /**
- * The consumer's LedgerPort (lambdas/consumer/ports.ts) as a contract, written once and run twice:
+ * The consumer's LedgerPort (lambdas/ports/consumer-ports.ts) as a contract, written once and run twice:
  * against the in-memory world that drives the fast orchestration tests (sim/world) and against
  * the real adapters over the local AWS. The world is worth its speed only while it keeps the
  * services' semantics (conditional writes that return the item as it was, create-once objects,
@@ -8,12 +8,12 @@
  * the departure stays visible, and the day moto is fixed the case says so.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { ExternalRecord } from '../../lambdas/core/types';
 import {
   LedgerStateMismatchError,
   LedgerUnavailableError,
   StaleAttemptError,
-} from '../../lambdas/adapters/errors';
-import type { ExternalRecord } from '../../lambdas/core/types';
+} from '../../lambdas/ports/errors';
 import {
   at,
   begun,

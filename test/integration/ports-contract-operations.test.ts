@@ -1,5 +1,5 @@
 /**
- * The consumer's OperationsPort (lambdas/consumer/ports.ts) as a contract, written once and run twice:
+ * The consumer's OperationsPort (lambdas/ports/consumer-ports.ts) as a contract, written once and run twice:
  * against the in-memory world that drives the fast orchestration tests (sim/world) and against
  * the real adapters over the local AWS. The world is worth its speed only while it keeps the
  * services' semantics (conditional writes that return the item as it was, create-once objects,

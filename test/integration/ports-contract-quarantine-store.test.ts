@@ -1,5 +1,5 @@
 /**
- * The consumer's QuarantineStorePort (lambdas/consumer/ports.ts) as a contract, written once and run twice:
+ * The consumer's QuarantineStorePort (lambdas/ports/consumer-ports.ts) as a contract, written once and run twice:
  * against the in-memory world that drives the fast orchestration tests (sim/world) and against
  * the real adapters over the local AWS. The world is worth its speed only while it keeps the
  * services' semantics (conditional writes that return the item as it was, create-once objects,
@@ -8,8 +8,8 @@
  * the departure stays visible, and the day moto is fixed the case says so.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { QuarantineWriteError } from '../../lambdas/adapters/errors';
 import { quarantineObjectKeys } from '../../lambdas/adapters/quarantine-writer';
+import { QuarantineWriteError } from '../../lambdas/ports/errors';
 import { newKey, newRecord, onEveryPortsWorld, refusal } from './support/ports-contract';
 import type { PortsUnderTest } from './support/ports-worlds';
 

@@ -10,7 +10,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { demoBody, startTestPipeline, type TestPipeline, waitUntilSettled } from './support';
 
 const LABELS = ['B1', 'B2', 'B3', 'B4', 'P5', 'B6', 'B7', 'B8', 'B9', 'B10'];

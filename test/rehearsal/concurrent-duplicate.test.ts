@@ -13,7 +13,7 @@
 import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import type { RecordLine } from '../../local/rehearsal/consumer-log';
 import { demoBody, startTestPipeline, type TestPipeline, waitFor, waitUntilSettled } from './support';
 

@@ -7,8 +7,8 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
 import { PipelineProbe } from '../../local/rehearsal/pipeline-probe';
 import type { RunnerEvents } from '../../local/runner';

@@ -20,8 +20,8 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { demoBody, startTestPipeline, type TestPipeline, waitFor, waitUntilSettled } from './support';
 
 type Label = 'A1' | 'A2' | 'A3' | 'B1' | 'B2' | 'B3';

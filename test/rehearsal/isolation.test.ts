@@ -8,7 +8,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { Duration } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import type { LedgerEntry } from '../../lambdas/adapters/attempt-ledger';
+import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { demoBody, nextEvent, startTestPipeline, type TestPipeline, waitUntilSettled } from './support';
 
 let test: TestPipeline;

@@ -86,6 +86,7 @@ const SOURCE_FOLDERS = [
   'contract',
   'lib',
   'lambdas/core',
+  'lambdas/ports',
   'lambdas/adapters',
   'lambdas/consumer',
   'lambdas/handlers',
@@ -158,6 +159,28 @@ describe('the direction of dependencies', () => {
           specifier.startsWith('@aws-lambda-powertools/') ||
           resolvesInto(specifier, file, 'lambdas/adapters') ||
           resolvesInto(specifier, file, 'lambdas/consumer'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('lets the ports own their types and errors: lambdas/ports/ imports no adapter, no consumer and no SDK', () => {
+    expect(
+      violations(
+        'lambdas/ports',
+        (specifier, file) =>
+          specifier.startsWith('@aws-sdk/') ||
+          resolvesInto(specifier, file, 'lambdas/adapters') ||
+          resolvesInto(specifier, file, 'lambdas/consumer'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('wires the adapters in one place: under lambdas/consumer/ only create-consumer.ts (the composition root) imports lambdas/adapters/', () => {
+    expect(
+      violations(
+        'lambdas/consumer',
+        (specifier, file) =>
+          resolvesInto(specifier, file, 'lambdas/adapters') && path.basename(file) !== 'create-consumer.ts',
       ),
     ).toEqual([]);
   });

@@ -12,7 +12,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENV } from '../../contract/env';
-import { SourceQueueError } from '../../lambdas/adapters/errors';
+import { SourceQueueError } from '../../lambdas/ports/errors';
 import { setOpenBreaker } from '../../sim/world/breaker-states';
 import { testWorld } from '../../sim/world/scenario';
 import type { Step } from '../../sim/world/scripted-processor';

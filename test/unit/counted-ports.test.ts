@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONSUMER_METRIC } from '../../contract/metrics';
 import { countedPorts } from '../../lambdas/consumer/counting';
-import type { ConsumerPorts } from '../../lambdas/consumer/ports';
+import type { ConsumerPorts } from '../../lambdas/ports/consumer-ports';
 
 function counting(answers: Record<string, unknown>) {
   const counted: string[] = [];

@@ -6,10 +6,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
-import { LedgerUnavailableError } from '../../lambdas/adapters/errors';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
 import { returnAfter } from '../../lambdas/consumer/hand-back';
 import { returnedOnError } from '../../lambdas/consumer/own-tables';
+import { LedgerUnavailableError } from '../../lambdas/ports/errors';
 import { drive } from '../../sim/world/drive';
 import { testWorld } from '../../sim/world/scenario';
 

@@ -3,7 +3,7 @@
  * and the parser's notion of which fault points carry a message key kept equal to the injector's.
  */
 import { describe, expect, it } from 'vitest';
-import type { ConsumerPorts } from '../../lambdas/consumer/ports';
+import type { ConsumerPorts } from '../../lambdas/ports/consumer-ports';
 import { KEYED_FAULT_POINTS } from '../../local/faults/shared-plan';
 import { SEED } from '../../local/rehearsal/default-scenarios';
 import { parseScenarios } from '../../local/rehearsal/scenario';

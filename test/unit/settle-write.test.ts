@@ -4,8 +4,8 @@
  * (a refused condition) is thrown at once. Mutation testing found the bounds unpinned.
  */
 import { describe, expect, it } from 'vitest';
-import { LedgerUnavailableError, StaleAttemptError } from '../../lambdas/adapters/errors';
 import { settleWrite } from '../../lambdas/consumer/settle';
+import { LedgerUnavailableError, StaleAttemptError } from '../../lambdas/ports/errors';
 
 function failing(times: number, error: () => Error = () => new LedgerUnavailableError('throttled')) {
   let calls = 0;

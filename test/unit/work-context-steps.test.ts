@@ -9,9 +9,9 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LedgerUnavailableError, StaleAttemptError } from '../../lambdas/adapters/errors';
 import { OutcomeUnknownError } from '../../lambdas/core/errors';
 import type { ExternalRecord } from '../../lambdas/core/types';
+import { LedgerUnavailableError, StaleAttemptError } from '../../lambdas/ports/errors';
 import { drive } from '../../sim/world/drive';
 import { testWorld } from '../../sim/world/scenario';
 import type { Step } from '../../sim/world/scripted-processor';

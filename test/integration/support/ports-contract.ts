@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerEntry, RestartInput, StartInput } from '../../../lambdas/adapters/attempt-ledger';
 import { quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import type { NewQuarantineRecord } from '../../../lambdas/core/quarantine-record';
 import { defaultPolicy, type ErrorEvidence, type ExternalRecord } from '../../../lambdas/core/types';
+import type { LedgerEntry, RestartInput, StartInput } from '../../../lambdas/ports/ledger';
 import { motoWorld } from './ports-moto';
 import { type Departure, memoryWorld, type PortsWorld } from './ports-worlds';
 

@@ -10,15 +10,15 @@ import type { QuarantineStatus } from '../../../contract/quarantine';
 import type { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import type { Item } from '../../../lambdas/adapters/attribute-values';
 import { quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
+import type { BreakerRecord } from '../../../lambdas/core/breaker';
+import { defaultPolicy } from '../../../lambdas/core/types';
 import type {
   ControlPort,
   LedgerPort,
   OperationsPort,
   QuarantineStorePort,
   SourceQueuePort,
-} from '../../../lambdas/consumer/ports';
-import type { BreakerRecord } from '../../../lambdas/core/breaker';
-import { defaultPolicy } from '../../../lambdas/core/types';
+} from '../../../lambdas/ports/consumer-ports';
 import { Clock } from '../../../sim/world/clock';
 import { MemoryControl } from '../../../sim/world/memory-control';
 import { MemoryLedger } from '../../../sim/world/memory-ledger';

@@ -10,6 +10,14 @@
  * Every method either does what it says or throws (an AdapterError for an AWS failure); none
  * returns a silent partial result.
  */
+
+import type { ProbeResult } from '../core/breaker';
+import type { IsolationTrial } from '../core/isolation';
+import type { FailureEvent } from '../core/outage';
+import type { NewQuarantineRecord } from '../core/quarantine-record';
+import type { LedgerGlance } from '../core/suspects';
+import type { ExternalRecord, QuarantineIntent } from '../core/types';
+import type { ControlSnapshot } from './control';
 import type {
   FailureRecord,
   LedgerEntry,
@@ -17,15 +25,8 @@ import type {
   RestartInput,
   StartInput,
   StartResult,
-} from '../adapters/attempt-ledger';
-import type { ControlSnapshot } from '../adapters/control-state';
-import type { PauseInput, StartOutcome } from '../adapters/operations';
-import type { ProbeResult } from '../core/breaker';
-import type { IsolationTrial } from '../core/isolation';
-import type { FailureEvent } from '../core/outage';
-import type { NewQuarantineRecord } from '../core/quarantine-record';
-import type { LedgerGlance } from '../core/suspects';
-import type { ExternalRecord, QuarantineIntent } from '../core/types';
+} from './ledger';
+import type { PauseInput, StartOutcome } from './operations';
 
 /** The attempts table: one conditional write per transition of a message's ledger item. */
 export interface LedgerPort {
