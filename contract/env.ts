@@ -62,5 +62,3 @@ export const ENV = {
   /** Optional endpoint override for every AWS client (the embedded local AWS, LocalStack). */
   endpoint: 'AWS_ENDPOINT_URL',
 } as const;
-
-export type EnvName = (typeof ENV)[keyof typeof ENV];

@@ -50,11 +50,3 @@ export const FAULT_KINDS = [
   'crash-after-send',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
-
-export function isFaultPoint(value: unknown): value is FaultPoint {
-  return (FAULT_POINTS as readonly unknown[]).includes(value);
-}
-
-export function isFaultKind(value: unknown): value is FaultKind {
-  return (FAULT_KINDS as readonly unknown[]).includes(value);
-}
