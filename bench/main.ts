@@ -5,7 +5,7 @@
  * minutes: they say on stderr what they are doing. `--help` runs nothing, not even the local
  * AWS's first install.
  */
-import { ensureVenvOrExit } from '../local/ensure-venv.mjs';
+import { ensureVenvOrExit } from '../tools/local-aws/ensure-venv.mjs';
 import { BenchUsageError, readBenchArgs, USAGE } from './args';
 import { formatReport } from './report';
 import { runBench } from './run-bench';

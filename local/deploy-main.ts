@@ -15,9 +15,9 @@
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ENV } from '../contract/env';
+import { LOCAL_CREDENTIALS } from '../tools/local-aws/moto';
 import { DemoAssembly } from './demo-assembly';
 import { type LocalPipeline, startLocalPipeline } from './local-pipeline';
-import { LOCAL_CREDENTIALS } from './moto';
 import { consumerLogLine, deathLine, tryOutCommands } from './try-out';
 
 const USAGE = 'usage: npm run local:deploy [-- --keep]\n';

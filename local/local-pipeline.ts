@@ -11,13 +11,13 @@ import { ENV } from '../contract/env';
 import { type AwsClients, createClients } from '../lambdas/adapters/clients';
 import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../lambdas/demo/worker';
 import { DEMO_PROCESSOR_ENTRY, type DemoStackProps } from '../lib/demo-stack';
+import { deployCdkOut, type LocalFunction, type LocalStack } from '../tools/local-aws/deploy';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../tools/local-aws/moto';
+import { type EventSourceRunner, startEventSourceRunner } from '../tools/local-aws/runner';
 import { DemoAssembly } from './demo-assembly';
-import { deployCdkOut, type LocalFunction, type LocalStack } from './deploy';
 import { type FaultRun, prepareFaultRun } from './faults/fault-run';
 import type { FaultSpec } from './faults/shared-plan';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from './moto';
-import { startOutsideSystem } from './rehearsal/outside-system';
-import { type EventSourceRunner, startEventSourceRunner } from './runner';
+import { startOutsideSystem } from './outside-system';
 
 export interface LocalPipelineOptions {
   readonly stackName?: string;

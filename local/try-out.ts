@@ -4,8 +4,9 @@
  * endpoint and credentials included, since nothing on their machine points at it), and the
  * consumer's log lines while it runs, one short line each.
  */
-import { parseLine } from './rehearsal/consumer-log';
-import type { RunnerEvents } from './runner';
+
+import type { RunnerEvents } from '../tools/local-aws/runner';
+import { parseLine } from './consumer-log';
 
 export interface TryOutTarget {
   /** Where `npm run` finds this project's scripts. */

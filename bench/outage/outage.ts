@@ -9,7 +9,7 @@
  */
 import { DEFAULTS } from '../../contract/defaults';
 import { DemoAssembly } from '../../local/demo-assembly';
-import { type OutsideSystem, startOutsideSystem } from '../../local/rehearsal/outside-system';
+import { type OutsideSystem, startOutsideSystem } from '../../local/outside-system';
 import { type DependencyOutage, playOutage } from '../pipeline/dependency-outage';
 import {
   NATIVE_MAX_RECEIVE_COUNT,

@@ -2,7 +2,7 @@
  * An outage of the outside system, played on every instance given at once: each answers 503
  * from the start until `seconds` later, then 200 again.
  */
-import type { OutsideSystem } from '../../local/rehearsal/outside-system';
+import type { OutsideSystem } from '../../local/outside-system';
 
 export interface DependencyOutage {
   readonly downAt: number;

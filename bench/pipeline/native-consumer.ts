@@ -9,8 +9,8 @@ import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsClients } from '../../lambdas/adapters/clients';
 import { SourceQueue } from '../../lambdas/adapters/source-queue';
 import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../../lambdas/demo/worker';
-import { queueArn } from '../../local/deploy/sqs';
-import { startEventSourceRunner } from '../../local/runner';
+import { queueArn } from '../../tools/local-aws/deploy/sqs';
+import { startEventSourceRunner } from '../../tools/local-aws/runner';
 import { queueTotal, sendBodies } from './queues';
 
 /** SQS's native redrive in the comparison: the fourth receive moves the message to the DLQ. */

@@ -10,10 +10,10 @@
  * quarantine.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { watchConsumerLog } from '../../local/consumer-log';
 import { DemoAssembly } from '../../local/demo-assembly';
-import { watchConsumerLog } from '../../local/rehearsal/consumer-log';
 import type { PipelineProbe } from '../../local/rehearsal/pipeline-probe';
-import type { EventSourceRunner } from '../../local/runner';
+import type { EventSourceRunner } from '../../tools/local-aws/runner';
 import { startPoisonQuarantine } from '../pipeline/poison-quarantine';
 import type { PipelineTimings } from '../pipeline/timings';
 import { waitUntil } from '../pipeline/wait';

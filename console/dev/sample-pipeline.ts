@@ -33,7 +33,7 @@ import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { groupId } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
-import { LOCAL_CREDENTIALS } from '../../local/moto';
+import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 
 export const ONE_MIB = 1_048_576;
 

@@ -35,7 +35,7 @@ export interface ConsumerOptions {
   readonly logger?: Logger;
   /**
    * Wraps the AWS adapters before the consumer uses them. Only the local runner sets it, to
-   * inject named faults (local/runner); a deployed handler never does.
+   * inject named faults (tools/local-aws/runner); a deployed handler never does.
    * @default - the adapters as they are
    */
   readonly wrapPorts?: (ports: ConsumerPorts) => ConsumerPorts;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { PROCESSOR_MODULE_ALIAS } from '../../lib/consumer-function';
-import type { HandlerRef } from '../runner';
+import type { HandlerRef } from '../../tools/local-aws/runner';
 import { FAULT_PLAN_ENV, type FaultSpec, firings, writeFaultPlan } from './shared-plan';
 
 const ENTRY = join(__dirname, 'consumer-with-faults.ts');

@@ -6,7 +6,7 @@
  * call meter, logged per record), and the receives per message from the runner.
  */
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
-import type { ConsumerLog, MeasuredCalls } from './consumer-log';
+import type { ConsumerLog, MeasuredCalls } from '../consumer-log';
 import type { IsolationTrialView } from './isolation-watch';
 import type { OperatorRun } from './operator';
 import type { OutageTimeline } from './outage';

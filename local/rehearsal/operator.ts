@@ -9,8 +9,8 @@
  */
 import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { runCli } from '../../cli/run';
+import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 import type { LocalPipeline } from '../local-pipeline';
-import { LOCAL_CREDENTIALS } from '../moto';
 import type { PipelineProbe } from './pipeline-probe';
 import type { OperatorStep } from './scenario';
 

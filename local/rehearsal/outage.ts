@@ -12,8 +12,9 @@
  * - all completed: the latest `lastEndedAt` of the messages in the ledger.
  * Times are epoch milliseconds here; the timeline reports them as milliseconds from the outage start.
  */
+
+import type { ConsumerLog } from '../consumer-log';
 import type { LocalPipeline } from '../local-pipeline';
-import type { ConsumerLog } from './consumer-log';
 import type { PipelineProbe } from './pipeline-probe';
 import type { Outage } from './scenario';
 

@@ -5,10 +5,10 @@
  * the `progress` callback (stderr in main.ts); every pipeline started is stopped, whatever happens.
  */
 import { Duration } from 'aws-cdk-lib';
+import { type ConsumerLog, type Death, watchConsumerLog } from '../consumer-log';
 import { DemoAssembly } from '../demo-assembly';
 import type { FaultFiring } from '../faults/fault-run';
 import { type LocalPipeline, startLocalPipeline } from '../local-pipeline';
-import { type ConsumerLog, type Death, watchConsumerLog } from './consumer-log';
 import { IsolationWatch } from './isolation-watch';
 import { type Observed, observe } from './observe';
 import { type OperatorRun, takeOperatorSteps } from './operator';

@@ -10,8 +10,8 @@ import { outageOnNative } from '../../bench/outage/outage';
 import { playOutage } from '../../bench/pipeline/dependency-outage';
 import { NATIVE_MAX_RECEIVE_COUNT, startNativeConsumer } from '../../bench/pipeline/native-consumer';
 import { createClients } from '../../lambdas/adapters/clients';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
-import { startOutsideSystem } from '../../local/rehearsal/outside-system';
+import { startOutsideSystem } from '../../local/outside-system';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
 
 let aws: LocalAws;
 

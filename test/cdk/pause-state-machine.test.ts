@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
-import { translateDefinitionForMoto } from '../../local/deploy';
+import { translateDefinitionForMoto } from '../../tools/local-aws/deploy';
 import { pipelineStack, stateMachineDefinition, synthPipeline } from './synth';
 
 const WAIT_FOR_TOKEN = 'arn:aws:states:::aws-sdk:dynamodb:updateItem.waitForTaskToken';

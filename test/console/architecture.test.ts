@@ -32,12 +32,13 @@ describe('the console', () => {
     (file) => !file.startsWith(path.join(root, 'console', 'dev')),
   );
 
-  it('given its modules (console/dev aside), then none imports an AWS SDK, lib/, local/ or test/', () => {
+  it('given its modules (console/dev aside), then none imports an AWS SDK, lib/, local/, sim/, tools/ or test/', () => {
     const violations = product.flatMap((file) =>
       importsOf(file)
         .filter(
           (target) =>
-            /^@aws-sdk\/|^aws-cdk-lib|^playwright/.test(target) || ['lib', 'local', 'test'].includes(target),
+            /^@aws-sdk\/|^aws-cdk-lib|^playwright/.test(target) ||
+            ['lib', 'local', 'sim', 'tools', 'test'].includes(target),
         )
         .map((target) => `${path.relative(root, file)} imports ${target}`),
     );

@@ -9,7 +9,7 @@ import { overviewPage } from '../../console/pages/overview';
 import type { Overview } from '../../console/reads';
 import { createClients } from '../../lambdas/adapters/clients';
 import { type OldestMessageAge, oldestMessageAge } from '../../lambdas/adapters/queue-age';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:orders-source';
 

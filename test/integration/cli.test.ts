@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { runCli } from '../../cli/run';
 import { groupId } from '../../lambdas/core/operator';
-import { LOCAL_CREDENTIALS } from '../../local/moto';
+import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 import { type CliHarness, PARSE_ERROR, startCliHarness } from './support/cli-harness';
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,6 +1,6 @@
 /**
  * The demo stack, synthesized as `cdk deploy` would deploy it, created in the embedded local AWS
- * by local/deploy, and exercised through the real SDK v3 clients over HTTP: the resources the
+ * by tools/local-aws/deploy, and exercised through the real SDK v3 clients over HTTP: the resources the
  * consumer's environment names exist and behave.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,8 +17,8 @@ import { ENV } from '../../contract/env';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
 import { DemoStack } from '../../lib/demo-stack';
-import { deployCdkOut, type LocalStack } from '../../local/deploy';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
+import { deployCdkOut, type LocalStack } from '../../tools/local-aws/deploy';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
 
 let aws: LocalAws;
 let clients: AwsClients;

@@ -2,7 +2,7 @@
  * The local AWS serialises writes to one DynamoDB item, as DynamoDB does: of several
  * conditional writers racing on one item exactly one wins, and every loser's ALL_OLD is the
  * winner's complete item. moto's own threaded server does not guarantee this (two winners and
- * keys-only ALL_OLD were seen), so local/moto-launcher.py adds the lock; these races pin it,
+ * keys-only ALL_OLD were seen), so tools/local-aws/moto-launcher.py adds the lock; these races pin it,
  * through plain SDK clients that send their requests as freely as the real services would.
  */
 import {
@@ -14,7 +14,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
 
 const TABLE = 'races';
 const RACES = 1_000;

@@ -11,8 +11,8 @@ import {
 } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
-import { MOTO_PARAMETER_NAMES, translateDefinitionForMoto } from '../../local/deploy';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
+import { MOTO_PARAMETER_NAMES, translateDefinitionForMoto } from '../../tools/local-aws/deploy';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
 
 const task = (resource: string, parameters: Record<string, unknown>) => ({
   Type: 'Task',

@@ -4,10 +4,10 @@
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Fn::Sub text is CloudFormation's ${} syntax, not a template literal.
 import { describe, expect, it } from 'vitest';
-import { Resolver } from '../../local/deploy/intrinsics';
-import { physicalName } from '../../local/deploy/names';
-import { creationOrder } from '../../local/deploy/order';
-import type { CfnTemplate, DeployedResource } from '../../local/deploy/types';
+import { Resolver } from '../../tools/local-aws/deploy/intrinsics';
+import { physicalName } from '../../tools/local-aws/deploy/names';
+import { creationOrder } from '../../tools/local-aws/deploy/order';
+import type { CfnTemplate, DeployedResource } from '../../tools/local-aws/deploy/types';
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:local-Queue';
 const QUEUE_URL = 'http://127.0.0.1:5000/123456789012/local-Queue';

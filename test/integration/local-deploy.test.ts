@@ -41,8 +41,8 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
-import { deployCdkOut, deployTemplate, type LocalStack } from '../../local/deploy';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
+import { deployCdkOut, deployTemplate, type LocalStack } from '../../tools/local-aws/deploy';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
 
 const STACK_NAME = 'LocalDeployTest';
 

@@ -1,6 +1,6 @@
 /**
  * How the open-record counter reads a cancelled transaction (lambdas/adapters/open-records.ts).
- * The local AWS serialises every DynamoDB request (local/moto-launcher.py), so two transactions
+ * The local AWS serialises every DynamoDB request (tools/local-aws/moto-launcher.py), so two transactions
  * never overlap there and it cannot cancel one for a conflict or a throttle: these cases answer
  * with the SDK's own TransactionCanceledException, as DynamoDB does, from a scripted client.
  */

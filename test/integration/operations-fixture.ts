@@ -1,6 +1,6 @@
 /**
  * The operations state machines EXECUTING in moto: the construct's template (synthPipeline) is
- * deployed through local/deploy, an SQS queue subscribed to the operator topic captures every
+ * deployed through tools/local-aws/deploy, an SQS queue subscribed to the operator topic captures every
  * notification, and small helpers read items, the mapping and executions with bounded polls.
  */
 import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
@@ -20,8 +20,8 @@ import { METRIC_NAMESPACE } from '../../contract/metrics';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
 import type { StateMachineArns } from '../../lambdas/core/config';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
-import { type CfnTemplate, deployTemplate } from '../../local/deploy';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
+import { type CfnTemplate, deployTemplate } from '../../tools/local-aws/deploy';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
 import { synthPipeline } from '../cdk/synth';
 
 export type Item = Record<string, { S?: string; N?: string; BOOL?: boolean; L?: unknown[] }>;

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
 import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../../lambdas/demo/worker';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
-import { type OutsideSystem, startOutsideSystem } from '../../local/rehearsal/outside-system';
-import { type EventSourceRunner, startEventSourceRunner } from '../../local/runner';
+import { type OutsideSystem, startOutsideSystem } from '../../local/outside-system';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
+import { type EventSourceRunner, startEventSourceRunner } from '../../tools/local-aws/runner';
 import { collect, createQueue, sendMessages, waitFor } from './fixtures/runner-harness';
 
 const DEMO_HANDLER = join(__dirname, 'fixtures', 'demo-handler.ts');

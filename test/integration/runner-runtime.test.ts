@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExecutionEnvironment } from '../../local/runner/execution-environment';
-import { functionVariables } from '../../local/runner/function-identity';
-import { currentRuntime, nodeFor } from '../../local/runner/lambda-node';
-import type { RunnerOptions } from '../../local/runner/types';
-import { validateOptions } from '../../local/runner/validate-options';
+import { ExecutionEnvironment } from '../../tools/local-aws/runner/execution-environment';
+import { functionVariables } from '../../tools/local-aws/runner/function-identity';
+import { currentRuntime, nodeFor } from '../../tools/local-aws/runner/lambda-node';
+import type { RunnerOptions } from '../../tools/local-aws/runner/types';
+import { validateOptions } from '../../tools/local-aws/runner/validate-options';
 
 const dir = mkdtempSync(join(tmpdir(), 'pq-runtime-'));
 const handlerFile = join(dir, 'index.js');

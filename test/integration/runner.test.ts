@@ -9,9 +9,13 @@ import { join } from 'node:path';
 import { UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../local/moto';
-import { type EventSourceRunner, type RunnerOptions, startEventSourceRunner } from '../../local/runner';
-import { settleBatch } from '../../local/runner/batch-response';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
+import {
+  type EventSourceRunner,
+  type RunnerOptions,
+  startEventSourceRunner,
+} from '../../tools/local-aws/runner';
+import { settleBatch } from '../../tools/local-aws/runner/batch-response';
 import { createDecoyMapping } from './fixtures/decoy-mapping';
 import {
   collect,

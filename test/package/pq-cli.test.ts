@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
-import { LOCAL_CREDENTIALS } from '../../local/moto';
+import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 import { type AdapterPipeline, startPipeline } from '../integration/support/pipeline';
 
 const root = path.join(__dirname, '..', '..');

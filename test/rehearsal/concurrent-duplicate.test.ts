@@ -14,7 +14,7 @@ import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
-import type { RecordLine } from '../../local/rehearsal/consumer-log';
+import type { RecordLine } from '../../local/consumer-log';
 import { demoBody, startTestPipeline, type TestPipeline, waitFor, waitUntilSettled } from './support';
 
 const KEY = 'K1';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
-import { type ConsumerLog, watchConsumerLog } from '../../local/rehearsal/consumer-log';
+import { type ConsumerLog, watchConsumerLog } from '../../local/consumer-log';
 import { demoBody, type E2e, holdsFor, startE2e } from './e2e-support';
 import { waitFor } from './support';
 

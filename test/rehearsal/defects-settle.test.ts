@@ -11,7 +11,7 @@ import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
 import { PipelineProbe } from '../../local/rehearsal/pipeline-probe';
-import type { RunnerEvents } from '../../local/runner';
+import type { RunnerEvents } from '../../tools/local-aws/runner';
 import { demoBody, waitUntilSettled } from './support';
 
 const MESSAGES = [

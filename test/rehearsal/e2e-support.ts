@@ -20,11 +20,11 @@ import { SourceQueue } from '../../lambdas/adapters/source-queue';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
+import { parseLine } from '../../local/consumer-log';
 import type { FaultSpec } from '../../local/faults/shared-plan';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
-import { LOCAL_CREDENTIALS } from '../../local/moto';
-import { parseLine } from '../../local/rehearsal/consumer-log';
-import type { OutsideSystem, OutsideSystemOptions } from '../../local/rehearsal/outside-system';
+import type { OutsideSystem, OutsideSystemOptions } from '../../local/outside-system';
+import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 import { runCliCaptured } from '../support/run-cli';
 
 export type Item = Record<string, AttributeValue>;

@@ -7,10 +7,10 @@
 
 import { Duration } from 'aws-cdk-lib';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine';
+import { type ConsumerLog, watchConsumerLog } from '../../local/consumer-log';
 import { type LocalPipeline, startLocalPipeline } from '../../local/local-pipeline';
-import { type ConsumerLog, watchConsumerLog } from '../../local/rehearsal/consumer-log';
 import { PipelineProbe } from '../../local/rehearsal/pipeline-probe';
-import type { RunnerEvents } from '../../local/runner';
+import type { RunnerEvents } from '../../tools/local-aws/runner';
 
 export interface PipelineSettings {
   readonly consumerTimeoutSeconds: number;

@@ -92,8 +92,10 @@ const SOURCE_FOLDERS = [
   'lambdas/handlers',
   'cli',
   'console',
+  'console/dev',
   'local',
   'sim',
+  'tools/local-aws',
   'bench',
 ] as const;
 
@@ -200,6 +202,15 @@ describe('the direction of dependencies', () => {
   it('keeps cross-process names in contract/: contract/ imports nothing of the project', () => {
     expect(
       violations('contract', (specifier) => specifier.startsWith('.') && !specifier.startsWith('./')),
+    ).toEqual([]);
+  });
+
+  it('keeps the local AWS a tool of its own: nothing under tools/local-aws/ imports the project outside it', () => {
+    expect(
+      violations(
+        'tools/local-aws',
+        (specifier, file) => specifier.startsWith('.') && !resolvesInto(specifier, file, 'tools/local-aws'),
+      ),
     ).toEqual([]);
   });
 

@@ -16,7 +16,7 @@ import {
   type OutsideSystem,
   type OutsideSystemOptions,
   startOutsideSystem,
-} from '../../local/rehearsal/outside-system';
+} from '../../local/outside-system';
 
 let outside: OutsideSystem | undefined;
 afterEach(async () => {

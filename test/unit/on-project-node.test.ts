@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.join(__dirname, '..', '..');
 const PROJECT_MAJOR = Number(readFileSync(path.join(root, '.nvmrc'), 'utf8').trim());
-const LAUNCHER = path.join(root, 'local', 'on-project-node.mjs');
+const LAUNCHER = path.join(root, 'tools', 'local-aws', 'on-project-node.mjs');
 
 /** A Node.js older than the project's, found on PATH or where distributions put it; undefined if none. */
 function olderNode(): string | undefined {
@@ -58,7 +58,7 @@ describe.skipIf(oldNode === undefined)(
 
     it.each(['rehearsal', 'test'])('given npm run %s, then its script starts with the launcher', (script) => {
       const scripts = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
-      expect(scripts[script]).toMatch(/^node local\/on-project-node\.mjs /);
+      expect(scripts[script]).toMatch(/^node tools\/local-aws\/on-project-node\.mjs /);
     });
 
     it('given `npm run rehearsal -- --help` with the older Node.js first on PATH, then the usage, and nothing on stderr', () => {

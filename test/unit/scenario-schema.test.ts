@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { QUARANTINE_REASONS } from '../../lambdas/core/types';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
-import type { ConsumerLog, RecordLine } from '../../local/rehearsal/consumer-log';
+import type { ConsumerLog, RecordLine } from '../../local/consumer-log';
 import { DEFAULT_SCENARIOS, SEED, SEED_VARIANT_VERIFIED } from '../../local/rehearsal/default-scenarios';
 import { IsolationWatch } from '../../local/rehearsal/isolation-watch';
 import { type Observed, observe } from '../../local/rehearsal/observe';

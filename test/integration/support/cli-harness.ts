@@ -18,7 +18,7 @@ import { errorSignature } from '../../../lambdas/core/evidence';
 import { bodyDigest, collisionQuarantineId, quarantineId } from '../../../lambdas/core/ids';
 import type { NewQuarantineRecord } from '../../../lambdas/core/quarantine-record';
 import type { ErrorEvidence } from '../../../lambdas/core/types';
-import { LOCAL_CREDENTIALS } from '../../../local/moto';
+import { LOCAL_CREDENTIALS } from '../../../tools/local-aws/moto';
 import { type CapturedRun, runCliCaptured } from '../../support/run-cli';
 import { type AdapterPipeline, startPipeline } from './pipeline';
 

@@ -1,6 +1,6 @@
 /**
  * The adapters' integration fixture: one moto per test file with the construct's own template
- * deployed into it (local/deploy), so the adapters run against the real table schemas, indexes,
+ * deployed into it (tools/local-aws/deploy), so the adapters run against the real table schemas, indexes,
  * bucket and state machine, and find them by the names the consumer's environment holds
  * (contract/env.ts), exactly as the handler will.
  *
@@ -23,8 +23,8 @@ import { join } from 'node:path';
 import { ENV } from '../../../contract/env';
 import { type AwsClients, createClients } from '../../../lambdas/adapters/clients';
 import type { StateMachineArns } from '../../../lambdas/core/config';
-import { type CfnTemplate, deployTemplate, type LocalStack } from '../../../local/deploy';
-import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../../local/moto';
+import { type CfnTemplate, deployTemplate, type LocalStack } from '../../../tools/local-aws/deploy';
+import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../../tools/local-aws/moto';
 import { synthPipeline } from '../../cdk/synth';
 
 const ROOT = join(__dirname, '..', '..', '..');

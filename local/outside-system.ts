@@ -14,7 +14,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MESSAGE_ID_HEADER } from '../../lambdas/demo/outside-system-client';
+import { MESSAGE_ID_HEADER } from '../lambdas/demo/outside-system-client';
 
 export interface OutsideSystemOptions {
   /**

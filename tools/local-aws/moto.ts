@@ -1,6 +1,6 @@
 /**
  * The embedded local AWS: moto's server on a free 127.0.0.1 port, started from the project's
- * virtualenv (local/ensure-venv.mjs installs it) through local/moto-launcher.py, which makes
+ * virtualenv (ensure-venv.mjs installs it) through moto-launcher.py, which makes
  * writes to DynamoDB atomic as they are on AWS; ready when it answers, with Step Functions
  * execution switched on, and always stopped by whoever started it.
  */
@@ -23,12 +23,14 @@ export const LOCAL_REGION = 'us-east-1';
 /** moto accepts any credentials; fixed ones keep the SDK from looking for a profile. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' } as const;
 
-const python = join(__dirname, '..', '.venv', 'bin', 'python');
+const python = join(__dirname, '..', '..', '.venv', 'bin', 'python');
 const launcher = join(__dirname, 'moto-launcher.py');
 
 export async function startLocalAws(options: { readonly readyTimeoutMs?: number } = {}): Promise<LocalAws> {
   if (!existsSync(python)) {
-    throw new Error(`the local AWS's python not found at ${python}: run "node local/ensure-venv.mjs" first`);
+    throw new Error(
+      `the local AWS's python not found at ${python}: run "node tools/local-aws/ensure-venv.mjs" first`,
+    );
   }
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;

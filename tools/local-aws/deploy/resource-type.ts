@@ -1,12 +1,12 @@
 /** What each service module implements, and what it is given. */
-import type { AwsClients } from '../../lambdas/adapters/clients';
+import type { LocalAwsClients } from '../clients';
 import type { NameRule } from './names';
 import type { Properties } from './properties';
 import type { LocalEventSourceMapping, LocalFunction, LocalStateMachine } from './types';
 
 export interface CreateContext {
   readonly logicalId: string;
-  readonly clients: AwsClients;
+  readonly clients: LocalAwsClients;
   readonly region: string;
   readonly accountId: string;
   readonly partition: string;

@@ -2,7 +2,7 @@
  * The public shape of the local event-source runner: what it is started with, what it reports,
  * and the events it emits for tests and the rehearsal to observe.
  */
-import type { AwsClients } from '../../lambdas/adapters/clients';
+import type { LocalAwsClients } from '../clients';
 
 /** Where the function's code lives, as Lambda's `Handler` setting names it. */
 export interface HandlerRef {
@@ -21,7 +21,7 @@ export interface MappingLink {
 }
 
 export interface RunnerOptions {
-  readonly clients: AwsClients;
+  readonly clients: LocalAwsClients;
   readonly queueUrl: string;
   readonly queueArn: string;
   readonly region: string;
@@ -37,7 +37,7 @@ export interface RunnerOptions {
   /**
    * Lambda's runtime identifier (`nodejs24.x`): every execution environment runs on that major
    * version of Node.js, this process's own when it is that version, else the project's
-   * (.venv/node/bin/node, installed by local/ensure-venv.mjs); the start fails when neither is.
+   * (.venv/node/bin/node, installed by tools/local-aws/ensure-venv.mjs); the start fails when neither is.
    * @default - the runtime of the Node.js running the runner
    */
   readonly runtime?: string;

@@ -1,4 +1,4 @@
-// `node local/on-project-node.mjs [node options] SCRIPT [arguments]`, which `npm run rehearsal` and
+// `node tools/local-aws/on-project-node.mjs [node options] SCRIPT [arguments]`, which `npm run rehearsal` and
 // `npm test` start with: makes sure of the project's virtualenv (ensure-venv.mjs), then runs node
 // with the given arguments on the project's Node.js (.nvmrc; linked as .venv/node/bin/node) when
 // the one running this is older. A machine whose own Node.js is 20 thus needs no PATH step, and

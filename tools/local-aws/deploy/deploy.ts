@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
-import type { AwsClients } from '../../lambdas/adapters/clients';
+import type { LocalAwsClients } from '../clients';
 import { LocalDeployError } from './errors';
 import { Resolver } from './intrinsics';
 import { physicalName } from './names';
@@ -26,7 +26,7 @@ import type {
 
 export interface DeployOptions {
   /** Clients pointed at the local AWS (createClients with its endpoint). */
-  readonly clients: AwsClients;
+  readonly clients: LocalAwsClients;
   readonly region: string;
   /** @default - what STS answers (moto: 123456789012) */
   readonly accountId?: string;
@@ -150,7 +150,7 @@ function refuseUnknownTypes(resources: Readonly<Record<string, CfnResource>>): v
     .map(([logicalId, resource]) => `${logicalId} (${resource.Type})`);
   if (unknown.length > 0) {
     throw new LocalDeployError(
-      `the local deployment does not know the resource type of ${unknown.join(', ')}: add it to INSTANTIATED_TYPES or NOT_INSTANTIATED_TYPES (local/deploy/registry.ts)`,
+      `the local deployment does not know the resource type of ${unknown.join(', ')}: add it to INSTANTIATED_TYPES or NOT_INSTANTIATED_TYPES (tools/local-aws/deploy/registry.ts)`,
     );
   }
 }
@@ -217,7 +217,7 @@ async function explainFailure(where: string, create: () => Promise<Created>): Pr
   }
 }
 
-async function callerAccount(clients: AwsClients): Promise<string> {
+async function callerAccount(clients: LocalAwsClients): Promise<string> {
   const { Account } = await clients.sts.send(new GetCallerIdentityCommand({}));
   if (!Account) throw new LocalDeployError('STS GetCallerIdentity answered without an account id');
   return Account;

@@ -6,9 +6,9 @@
  * 'timeout' events say which messages the dead environment held, and its 'invoke' events how
  * many times each message was received (the runner hands every message it receives to one).
  */
-import type { CallCounts } from '../../lambdas/consumer/call-meter';
-import type { RecordOutcome } from '../../lambdas/consumer/record-lifecycle';
-import type { EventSourceRunner } from '../runner';
+import type { CallCounts } from '../lambdas/consumer/call-meter';
+import type { RecordOutcome } from '../lambdas/consumer/record-lifecycle';
+import type { EventSourceRunner } from '../tools/local-aws/runner';
 
 export type MeasuredCalls = CallCounts;
 
