@@ -4,9 +4,8 @@
  * (contract/env.ts, read with the consumer's own parseConfig), and its event source mapping is
  * the one Lambda lists for it. Nothing else has to be configured on the operator's machine.
  */
-import { AttemptLedger } from '../lambdas/adapters/attempt-ledger';
+
 import { type AwsClients, createClients } from '../lambdas/adapters/clients';
-import { ControlState } from '../lambdas/adapters/control-state';
 import {
   callerArn,
   functionEnvironment,
@@ -15,6 +14,8 @@ import {
 } from '../lambdas/adapters/deployment-lookup';
 import { Operations } from '../lambdas/adapters/operations';
 import { OperatorControl } from '../lambdas/adapters/operator-control';
+import { OperatorControlState } from '../lambdas/adapters/operator-control-state';
+import { OperatorLedger } from '../lambdas/adapters/operator-ledger';
 import { QuarantineRecords } from '../lambdas/adapters/quarantine-reader';
 import { ReplayClaims } from '../lambdas/adapters/replay-claims';
 import { SourceQueue } from '../lambdas/adapters/source-queue';
@@ -36,8 +37,8 @@ export interface Deployment {
   readonly mapping: MappingInfo | undefined;
   readonly clients: AwsClients;
   readonly records: QuarantineRecords;
-  readonly ledger: AttemptLedger;
-  readonly control: ControlState;
+  readonly ledger: OperatorLedger;
+  readonly control: OperatorControlState;
   readonly controlItems: OperatorControl;
   readonly claims: RefusingReplayClaims;
   readonly queue: SourceQueue;
@@ -66,8 +67,8 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
     mapping,
     clients,
     records: new QuarantineRecords(s3, dynamodb, config.quarantineBucket, config.quarantineTable),
-    ledger: new AttemptLedger(dynamodb, config.attemptsTable),
-    control: new ControlState(dynamodb, config.controlTable, config.policy),
+    ledger: new OperatorLedger(dynamodb, config.attemptsTable),
+    control: new OperatorControlState(dynamodb, config.controlTable, config.policy),
     controlItems: new OperatorControl(dynamodb, config.controlTable, config.policy.breakerCooldownSeconds),
     claims: new RefusingReplayClaims(new ReplayClaims(dynamodb, config.quarantineTable)),
     queue: new SourceQueue(sqs, config.sourceQueueUrl),

@@ -6,13 +6,12 @@ import {
   type AttributeValue,
   BatchGetItemCommand,
   type DynamoDBClient,
-  GetItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { LEDGER_STATE, type LedgerState } from '../../contract/ledger';
 import type { LedgerGlance } from '../core/suspects';
 import type { ExternalRecord, QuarantineIntent } from '../core/types';
-import { LedgerStateMismatchError, LedgerUnavailableError, StaleAttemptError } from '../ports/errors';
+import { LedgerUnavailableError, StaleAttemptError } from '../ports/errors';
 import type {
   FailureRecord,
   LedgerEntry,
@@ -31,9 +30,18 @@ import {
   N,
   S,
 } from './attribute-values';
-import { type ConditionalOutcome, guarded, namesIn, updateIf } from './conditional-writes';
-import { describeEntry, toLedgerEntry } from './ledger-item';
-import { describeSdkError } from './sdk-errors';
+import { guarded, namesIn } from './conditional-writes';
+import { describeEntry } from './ledger-item';
+import {
+  COMPLETED,
+  IN_FLIGHT,
+  IS_ATTEMPT,
+  IS_NEW,
+  IS_OPEN,
+  LedgerTable,
+  type Outcome,
+  READY,
+} from './ledger-table';
 
 // Timeline of one item:
 //   (absent) --start--> in-flight --complete--> completed
@@ -43,7 +51,6 @@ import { describeSdkError } from './sdk-errors';
 //   (absent) --createForReplay--> ready (a key-collision record's message, replayed under its own key)
 //                       in-flight --(crash: nothing is written)--> in-flight --restartAfterCrash--> in-flight
 // Every write after the start names its attempt, so a stale attempt cannot overwrite a newer one.
-const IS_NEW = 'attribute_not_exists(#pk)';
 /**
  * A retry may start: below the limit (which may have been lowered), no call that must not repeat
  * and no quarantine begun (the next delivery finishes that instead).
@@ -54,10 +61,7 @@ const NOT_QUARANTINING = 'attribute_not_exists(#quarantining)';
 const NOT_AFTER_A_CRASH = 'attribute_not_exists(#lastAttemptCrashed)';
 const IS_REPLAY_OF = '#replayOf = :replayOf';
 const IS_IN_FLIGHT = '#state = :inFlight';
-const IS_ATTEMPT = '#attemptId = :attemptId';
 const IS_PREVIOUS_ATTEMPT = '#attemptId = :previousAttemptId';
-const IS_OPEN = '#state IN (:inFlight, :ready)';
-const IS_QUARANTINED = '#state = :quarantined';
 
 /** What starting an attempt sets; shared by `start` and `restartAfterCrash`. */
 const BEGIN_ATTEMPT =
@@ -69,25 +73,29 @@ const COUNTER_DEFAULTS =
   '#charged = if_not_exists(#charged, :zero), #transientFailures = if_not_exists(#transientFailures, :zero), ' +
   '#unknownFailures = if_not_exists(#unknownFailures, :zero), #generation = if_not_exists(#generation, :zero)';
 
-const IN_FLIGHT = S(LEDGER_STATE.inFlight);
-const READY = S(LEDGER_STATE.ready);
-const COMPLETED = S(LEDGER_STATE.completed);
-const QUARANTINED = S(LEDGER_STATE.quarantined);
-
-type Outcome =
-  | { readonly ok: true; readonly item: LedgerEntry }
-  | { readonly ok: false; readonly previous?: LedgerEntry };
-
+/** The consumer's side of the attempts table; the operator's is operator-ledger.ts. */
 export class AttemptLedger {
+  private readonly table: LedgerTable;
+
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.table = new LedgerTable(client, tableName);
+  }
+
+  /**
+   * The last quarantine step before the acknowledgement. The TTL is removed: a quarantined key
+   * must stay known (rule 13 duplicates, a later replay) for as long as its record is open.
+   */
+  markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry> {
+    return this.table.markQuarantined(key, mark);
+  }
 
   /** Rule 1: the one write before the work. Fails closed: any error but the condition throws. */
   async start(input: StartInput): Promise<StartResult> {
     const { replayOf } = input;
-    const outcome = await this.update('start', input.key, {
+    const outcome = await this.table.update('start', input.key, {
       update: `SET ${BEGIN_ATTEMPT}, ${COUNTER_DEFAULTS} REMOVE #external, #lastAttemptCrashed ADD #attempts :one`,
       condition: startCondition(input),
       values: {
@@ -105,7 +113,7 @@ export class AttemptLedger {
 
   /** Settles a crashed attempt (charging it or not) and starts the next one, in one write. */
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
-    const outcome = await this.update('restartAfterCrash', input.key, {
+    const outcome = await this.table.update('restartAfterCrash', input.key, {
       update: `SET ${BEGIN_ATTEMPT} REMOVE #external, #lastAttemptCrashed ADD #attempts :one, #charged :charge, #crashes :one`,
       condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT} AND ${NOT_QUARANTINING}`,
       values: {
@@ -186,7 +194,7 @@ export class AttemptLedger {
    * of running the message again. A retry after the write landed is a success.
    */
   async beginQuarantine(key: string, attemptId: string, intent: QuarantineIntent): Promise<LedgerEntry> {
-    const outcome = await this.update('beginQuarantine', key, {
+    const outcome = await this.table.update('beginQuarantine', key, {
       update: 'SET #quarantining = :intent',
       condition: `${IS_ATTEMPT} AND ${IS_OPEN}`,
       values: {
@@ -202,61 +210,6 @@ export class AttemptLedger {
     throw new StaleAttemptError(
       `beginQuarantine refused for key ${JSON.stringify(key)}: ${describeEntry(current)}`,
       current,
-    );
-  }
-
-  /**
-   * The last quarantine step before the acknowledgement. The TTL is removed: a quarantined key
-   * must stay known (rule 13 duplicates, a later replay) for as long as its record is open.
-   */
-  async markQuarantined(key: string, mark: QuarantineMark): Promise<LedgerEntry> {
-    const { attemptId } = mark;
-    const outcome = await this.update('markQuarantined', key, {
-      update:
-        'SET #state = :quarantined, #quarantineId = :quarantineId, #lastEndedAt = :now ' +
-        'REMOVE #envId, #expiresAt, #quarantining ADD #charged :charge',
-      condition: attemptId === undefined ? IS_OPEN : `${IS_ATTEMPT} AND ${IS_OPEN}`,
-      values: {
-        ':quarantined': QUARANTINED,
-        ':inFlight': IN_FLIGHT,
-        ':ready': READY,
-        ':quarantineId': S(mark.quarantineId),
-        ':now': S(mark.now.toISOString()),
-        ':charge': N(mark.charge ?? 0),
-        ...(attemptId === undefined ? {} : { ':attemptId': S(attemptId) }),
-      },
-    });
-    if (outcome.ok) return outcome.item;
-    const current = outcome.previous;
-    // A retry after the mark landed: the same quarantine, nothing left to do (and nothing charged twice).
-    if (current?.state === LEDGER_STATE.quarantined && current.quarantineId === mark.quarantineId)
-      return current;
-    const message = `markQuarantined refused for key ${JSON.stringify(key)}: ${describeEntry(current)}`;
-    throw attemptId === undefined
-      ? new LedgerStateMismatchError(message, current)
-      : new StaleAttemptError(message, current);
-  }
-
-  /**
-   * Operator side, `verify --done` with no execution left to apply it: the call happened, so the
-   * message counts as completed; only while the item still holds this quarantine (or already
-   * completed it: a retry).
-   */
-  async completeQuarantined(key: string, quarantineId: string, now: Date): Promise<LedgerEntry> {
-    const outcome = await this.update('completeQuarantined', key, {
-      update: 'SET #state = :completed, #lastEndedAt = :now REMOVE #envId',
-      condition: '#quarantineId = :quarantineId AND #state IN (:quarantined, :completed)',
-      values: {
-        ':completed': COMPLETED,
-        ':quarantined': QUARANTINED,
-        ':quarantineId': S(quarantineId),
-        ':now': S(now.toISOString()),
-      },
-    });
-    if (outcome.ok) return outcome.item;
-    throw new LedgerStateMismatchError(
-      `completeQuarantined refused for key ${JSON.stringify(key)}: expected quarantined by ${quarantineId}, found ${describeEntry(outcome.previous)}`,
-      outcome.previous,
     );
   }
 
@@ -278,7 +231,7 @@ export class AttemptLedger {
               ExclusiveStartKey: startKey,
             }),
           ),
-        (error) => this.unavailable('inFlightKeysOf', error),
+        (error) => this.table.unavailable('inFlightKeysOf', error),
       );
       for (const item of page.Items ?? []) keys.push(new ItemReader(item, 'byEnv entry').string('pk'));
       startKey = page.LastEvaluatedKey;
@@ -306,7 +259,7 @@ export class AttemptLedger {
             },
           }),
         ),
-      (error) => this.unavailable('glance', error),
+      (error) => this.table.unavailable('glance', error),
     );
     const glances = new Map<string, LedgerGlance>();
     for (const item of result.Responses?.[this.tableName] ?? []) {
@@ -320,91 +273,6 @@ export class AttemptLedger {
     return glances;
   }
 
-  /** Operator side: the item as it is now (strongly consistent). */
-  async get(key: string): Promise<LedgerEntry | undefined> {
-    const result = await guarded(
-      () =>
-        this.client.send(
-          new GetItemCommand({ TableName: this.tableName, Key: { pk: S(key) }, ConsistentRead: true }),
-        ),
-      (error) => this.unavailable('get', error),
-    );
-    return result.Item === undefined ? undefined : toLedgerEntry(result.Item);
-  }
-
-  /**
-   * Operator side, before a replay: a fresh budget (generation + 1, counters 0), `ready`. The
-   * attempt count and `lastError` stay: they are history, not budget. With `quarantineId`, only
-   * that quarantine is reset (an old record cannot reset a newer generation's quarantine).
-   */
-  async resetForReplay(
-    key: string,
-    reset: {
-      readonly expectedState: typeof LEDGER_STATE.quarantined;
-      readonly quarantineId?: string;
-      readonly now: Date;
-    },
-  ): Promise<LedgerEntry> {
-    const { quarantineId } = reset;
-    const outcome = await this.update('resetForReplay', key, {
-      update:
-        'SET #state = :ready, #charged = :zero, #transientFailures = :zero, #unknownFailures = :zero, ' +
-        `#replayedAt = :now${quarantineId === undefined ? '' : ', #replayOf = :quarantineId'} ` +
-        'REMOVE #external, #unrepeatable, #quarantineId, #envId, #failedProbe, #crashes ADD #generation :one',
-      condition:
-        quarantineId === undefined ? IS_QUARANTINED : `${IS_QUARANTINED} AND #quarantineId = :quarantineId`,
-      values: {
-        ':ready': READY,
-        ':quarantined': QUARANTINED,
-        ':zero': N(0),
-        ':one': N(1),
-        ':now': S(reset.now.toISOString()),
-        ...(quarantineId === undefined ? {} : { ':quarantineId': S(quarantineId) }),
-      },
-    });
-    if (outcome.ok) return outcome.item;
-    const expected = quarantineId === undefined ? 'quarantined' : `quarantined by ${quarantineId}`;
-    throw new LedgerStateMismatchError(
-      `resetForReplay refused for key ${JSON.stringify(key)}: expected ${expected}, found ${describeEntry(outcome.previous)}`,
-      outcome.previous,
-    );
-  }
-
-  /**
-   * Operator side, before the first replay of a `key-collision` record: the item its message never
-   * had, under its own key (core/replay-message.ts `replayKeyOf`), `ready` for exactly that replay,
-   * a generation after the record's. Undefined, and nothing written, when the key has an item.
-   */
-  async createForReplay(
-    key: string,
-    created: {
-      readonly quarantineId: string;
-      readonly generation: number;
-      readonly messageId: string;
-      readonly now: Date;
-    },
-  ): Promise<LedgerEntry | undefined> {
-    const outcome = await this.update('createForReplay', key, {
-      update:
-        'SET #state = :ready, #attempts = :zero, #charged = :zero, #transientFailures = :zero, ' +
-        '#unknownFailures = :zero, #generation = :generation, #attemptId = :none, #messageId = :messageId, ' +
-        '#stage = :notStarted, #firstAttemptAt = :now, #lastAttemptAt = :now, #replayedAt = :now, ' +
-        '#replayOf = :quarantineId',
-      condition: IS_NEW,
-      values: {
-        ':ready': READY,
-        ':zero': N(0),
-        ':generation': N(created.generation),
-        ':none': S('none'),
-        ':messageId': S(created.messageId),
-        ':notStarted': S('not-started'),
-        ':now': S(created.now.toISOString()),
-        ':quarantineId': S(created.quarantineId),
-      },
-    });
-    return outcome.ok ? outcome.item : undefined;
-  }
-
   /** A write conditioned on `attemptId` still being the attempt in flight. */
   private async whileInFlight(
     operation: string,
@@ -414,7 +282,7 @@ export class AttemptLedger {
     values: Record<string, AttributeValue>,
     alreadyDone: (current: LedgerEntry) => boolean = () => false,
   ): Promise<LedgerEntry> {
-    const outcome = await this.update(operation, key, {
+    const outcome = await this.table.update(operation, key, {
       update,
       condition: `${IS_ATTEMPT} AND ${IS_IN_FLIGHT}`,
       values: { ...values, ':attemptId': S(attemptId), ':inFlight': IN_FLIGHT },
@@ -424,32 +292,6 @@ export class AttemptLedger {
     throw new StaleAttemptError(
       `${operation} refused for key ${JSON.stringify(key)}: attempt ${attemptId} is not in flight (${describeEntry(outcome.previous)})`,
       outcome.previous,
-    );
-  }
-
-  private async update(
-    operation: string,
-    key: string,
-    parts: {
-      readonly update: string;
-      readonly condition: string;
-      readonly values: Record<string, AttributeValue>;
-    },
-  ): Promise<Outcome> {
-    const outcome: ConditionalOutcome = await guarded(
-      () => updateIf(this.client, { tableName: this.tableName, key: { pk: S(key) }, ...parts }),
-      (error) => this.unavailable(operation, error),
-    );
-    if (outcome.ok) return { ok: true, item: toLedgerEntry(outcome.item) };
-    return { ok: false, previous: outcome.old && toLedgerEntry(outcome.old) };
-  }
-
-  private unavailable(operation: string, error: unknown): LedgerUnavailableError {
-    return new LedgerUnavailableError(
-      `Attempts table ${this.tableName}: ${operation} failed: ${describeSdkError(error)}`,
-      {
-        cause: error,
-      },
     );
   }
 }

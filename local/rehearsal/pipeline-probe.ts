@@ -13,9 +13,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import type { QuarantineStatus } from '../../contract/quarantine';
-import { AttemptLedger } from '../../lambdas/adapters/attempt-ledger';
 import { ISOLATION_KEY } from '../../lambdas/adapters/control-items';
 import { ControlState } from '../../lambdas/adapters/control-state';
+import { OperatorLedger } from '../../lambdas/adapters/operator-ledger';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { SourceQueue, type QueueDepth as SqsDepth } from '../../lambdas/adapters/source-queue';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
@@ -62,7 +62,7 @@ export interface IsolationView {
 }
 
 export class PipelineProbe {
-  readonly ledger: AttemptLedger;
+  readonly ledger: OperatorLedger;
   readonly quarantine: QuarantineRecords;
   readonly control: ControlState;
   private readonly queueUrl: string;
@@ -73,7 +73,7 @@ export class PipelineProbe {
 
   constructor(private readonly pipeline: LocalPipeline) {
     const { clients } = pipeline;
-    this.ledger = new AttemptLedger(clients.dynamodb, pipeline.env(ENV.attemptsTable));
+    this.ledger = new OperatorLedger(clients.dynamodb, pipeline.env(ENV.attemptsTable));
     this.quarantine = new QuarantineRecords(
       clients.s3,
       clients.dynamodb,

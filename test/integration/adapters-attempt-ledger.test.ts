@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttemptLedger } from '../../lambdas/adapters/attempt-ledger';
+import { OperatorLedger } from '../../lambdas/adapters/operator-ledger';
 import type { ErrorEvidence } from '../../lambdas/core/types';
 import {
   LedgerStateMismatchError,
@@ -27,10 +28,13 @@ const EVIDENCE: ErrorEvidence = {
 
 let pipeline: AdapterPipeline;
 let ledger: AttemptLedger;
+/** The operator's side of the same table. */
+let operator: OperatorLedger;
 
 beforeAll(async () => {
   pipeline = await startPipeline();
   ledger = new AttemptLedger(pipeline.clients.dynamodb, pipeline.names.attemptsTable);
+  operator = new OperatorLedger(pipeline.clients.dynamodb, pipeline.names.attemptsTable);
 });
 afterAll(async () => pipeline?.stop());
 
@@ -87,7 +91,7 @@ describe('start', () => {
     };
     expect(result).toStrictEqual({ started: true, item: expected });
     // A worker killed right after the write: the counter still shows the attempt.
-    expect(await ledger.get(key)).toStrictEqual(expected);
+    expect(await operator.get(key)).toStrictEqual(expected);
     expect((await rawItem(key))?.expiresAt).toStrictEqual({ N: String(EXPIRES) });
   });
 
@@ -119,7 +123,7 @@ describe('start', () => {
       envId: 'env-a',
       attempts: 1,
     });
-    expect(await ledger.get(key)).toMatchObject({ attempts: 1, attemptId: first.attemptId });
+    expect(await operator.get(key)).toMatchObject({ attempts: 1, attemptId: first.attemptId });
   });
 
   it.each(['completed', 'quarantined'] as const)('is refused on a %s item, returning it', async (end) => {
@@ -198,7 +202,7 @@ describe('restartAfterCrash', () => {
     expect(winners).toHaveLength(1);
     const loser = restarts.find((result) => !result.started);
     expect(loser).toMatchObject({ started: false, previous: { state: 'in-flight' } });
-    expect(await ledger.get(key)).toMatchObject({
+    expect(await operator.get(key)).toMatchObject({
       attempts: 2,
       charged: 1,
       state: 'in-flight',
@@ -282,7 +286,7 @@ describe('writes during and at the end of an attempt', () => {
     await expect(ledger.recordStage(key, crashed.attemptId, 'late')).rejects.toBeInstanceOf(
       StaleAttemptError,
     );
-    expect((await ledger.get(key))?.external).toBeUndefined();
+    expect((await operator.get(key))?.external).toBeUndefined();
   });
 
   it('completes: state completed, envId removed; a repeated complete is a success', async () => {
@@ -340,9 +344,11 @@ describe('writes during and at the end of an attempt', () => {
     await ledger.start(current);
     await ledger.markQuarantined(key, { attemptId: current.attemptId, quarantineId: 'q-1', now: T1 });
 
-    await expect(ledger.completeQuarantined(key, 'q-2', T1)).rejects.toBeInstanceOf(LedgerStateMismatchError);
-    const completed = await ledger.completeQuarantined(key, 'q-1', T1);
-    const retried = await ledger.completeQuarantined(key, 'q-1', T1);
+    await expect(operator.completeQuarantined(key, 'q-2', T1)).rejects.toBeInstanceOf(
+      LedgerStateMismatchError,
+    );
+    const completed = await operator.completeQuarantined(key, 'q-1', T1);
+    const retried = await operator.completeQuarantined(key, 'q-1', T1);
 
     expect(completed).toMatchObject({
       state: 'completed',
@@ -385,7 +391,7 @@ describe('inFlightKeysOf', () => {
 
 describe('operator side', () => {
   it('get answers undefined for an unknown key', async () => {
-    expect(await ledger.get(`unknown-${randomUUID()}`)).toBeUndefined();
+    expect(await operator.get(`unknown-${randomUUID()}`)).toBeUndefined();
   });
 
   it('resets a quarantined key for a replay: fresh budget, history kept', async () => {
@@ -412,9 +418,9 @@ describe('operator side', () => {
     });
 
     await expect(
-      ledger.resetForReplay(key, { expectedState: 'quarantined', quarantineId: 'q-other', now: T1 }),
+      operator.resetForReplay(key, { expectedState: 'quarantined', quarantineId: 'q-other', now: T1 }),
     ).rejects.toBeInstanceOf(LedgerStateMismatchError);
-    const reset = await ledger.resetForReplay(key, {
+    const reset = await operator.resetForReplay(key, {
       expectedState: 'quarantined',
       quarantineId: 'q-r',
       now: T1,
@@ -436,12 +442,12 @@ describe('operator side', () => {
       started: true,
       item: { attempts: 3, generation: 1 },
     });
-    await expect(ledger.resetForReplay(key, { expectedState: 'quarantined', now: T1 })).rejects.toMatchObject(
-      {
-        name: 'LedgerStateMismatchError',
-        current: { state: 'in-flight' },
-      },
-    );
+    await expect(
+      operator.resetForReplay(key, { expectedState: 'quarantined', now: T1 }),
+    ).rejects.toMatchObject({
+      name: 'LedgerStateMismatchError',
+      current: { state: 'in-flight' },
+    });
   });
 });
 

@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ControlState } from '../../lambdas/adapters/control-state';
+import { OperatorControlState } from '../../lambdas/adapters/operator-control-state';
 import type { OpenBreaker } from '../../lambdas/core/breaker';
 import { ControlStateUnavailableError } from '../../lambdas/ports/errors';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
@@ -21,10 +22,13 @@ const at = (offsetSeconds: number) => new Date(NOW.getTime() + offsetSeconds * 1
 
 let pipeline: AdapterPipeline;
 let control: ControlState;
+/** The operator's side of the same table. */
+let operator: OperatorControlState;
 
 beforeAll(async () => {
   pipeline = await startPipeline();
   control = new ControlState(pipeline.clients.dynamodb, pipeline.names.controlTable);
+  operator = new OperatorControlState(pipeline.clients.dynamodb, pipeline.names.controlTable);
 });
 afterAll(async () => pipeline?.stop());
 
@@ -71,14 +75,14 @@ describe('snapshot', () => {
   it('reads breaker, trial and freeze together', async () => {
     await control.tripBreaker({ reason: 'outage', now: NOW, stop: false });
     await control.startIsolation({ now: NOW, messages: 20, cause: 'env-dead', expiresAt: 1_900_000_000 });
-    await control.setReplayFreeze({ frozen: true, who: 'alice', why: 'incident 42', now: NOW });
+    await operator.setReplayFreeze({ frozen: true, who: 'alice', why: 'incident 42', now: NOW });
 
     expect(await control.snapshot()).toStrictEqual({
       breaker: expect.objectContaining({ state: 'open', reason: 'outage' }),
       isolation: { active: true, remaining: 20, startedAt: NOW.getTime(), reason: 'unattributable-crash' },
       replayFrozen: true,
     });
-    await control.setReplayFreeze({ frozen: false, who: 'alice', why: 'resolved', now: at(60) });
+    await operator.setReplayFreeze({ frozen: false, who: 'alice', why: 'resolved', now: at(60) });
     expect((await control.snapshot()).replayFrozen).toBe(false);
     // Rule 4: every freeze and unfreeze stays on record, not only the latest.
     const freeze = await getItem('operator', 'replay-freeze');
@@ -264,10 +268,10 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
       probeFailures: { N: '2' },
       audit: { L: [{ M: { who: { S: 'bob' }, when: { S: 'then' }, what: { S: 'hold' }, why: { S: 'x' } } }] },
     });
-    const read = await control.breakerItem();
+    const read = await operator.breakerItem();
     if (read === undefined) throw new Error('no breaker item');
 
-    const outcome = await control.resetUnreadableBreaker(read, repaired, entry);
+    const outcome = await operator.resetUnreadableBreaker(read, repaired, entry);
 
     expect(outcome).toStrictEqual({ reset: true });
     expect((await control.snapshot()).breaker).toStrictEqual(repaired);
@@ -297,10 +301,10 @@ describe('an unreadable breaker item (issue 8, defect 5)', () => {
     const outcomes = [];
     for (const rewrite of rewrites) {
       await putBreakerItem(garbled);
-      const read = await control.breakerItem();
+      const read = await operator.breakerItem();
       if (read === undefined) throw new Error('no breaker item');
       await rewrite();
-      outcomes.push(await control.resetUnreadableBreaker(read, repaired, entry));
+      outcomes.push(await operator.resetUnreadableBreaker(read, repaired, entry));
     }
 
     expect(outcomes).toStrictEqual([{ reset: false }, { reset: false }, { reset: false }]);

@@ -7,8 +7,8 @@
 
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlState } from '../../lambdas/adapters/control-state';
 import { OperatorControl } from '../../lambdas/adapters/operator-control';
+import { OperatorControlState } from '../../lambdas/adapters/operator-control-state';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter } from '../../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../../lambdas/adapters/replay-claims';
@@ -110,7 +110,7 @@ describe('issue 22 defect 10: the append-only audit is not', () => {
   });
 
   it('refuses a replay freeze on a trail another writer replaced', async () => {
-    const control = new ControlState(pipeline.clients.dynamodb, pipeline.names.controlTable);
+    const control = new OperatorControlState(pipeline.clients.dynamodb, pipeline.names.controlTable);
     const freeze = (frozen: boolean) =>
       control.setReplayFreeze({ frozen, who: 'alice', why: 'drill', now: NOW });
     await freeze(true);

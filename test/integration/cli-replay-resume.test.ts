@@ -43,7 +43,7 @@ async function deadReplay(step: Step, startedAt = new Date(Date.now() - 60 * 60_
     messageKey: seeded.messageKey,
   });
   if (step === 'sent') return seeded;
-  await cli.ledger.start({
+  await cli.consumerLedger.start({
     key: seeded.messageKey,
     attemptId: randomUUID(),
     envId: 'env-2',

@@ -162,7 +162,7 @@ describe('defect 3: a key-collision record cannot be replayed', () => {
     });
     expect((await cli.records.get(collided.id))?.status).toBe('replayed');
     // The consumer works on it under its own key: the item reset for exactly this replay.
-    const started = await cli.ledger.start({
+    const started = await cli.consumerLedger.start({
       key: ownKey,
       attemptId: 'a-replayed',
       envId: 'env-2',

@@ -14,7 +14,7 @@ import { Duration } from 'aws-cdk-lib';
 import { ENV } from '../../contract/env';
 import { EXECUTION_NAME_PREFIX } from '../../contract/executions';
 import type { QuarantineStatus } from '../../contract/quarantine';
-import { AttemptLedger } from '../../lambdas/adapters/attempt-ledger';
+import { OperatorLedger } from '../../lambdas/adapters/operator-ledger';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { SourceQueue } from '../../lambdas/adapters/source-queue';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
@@ -76,7 +76,7 @@ export interface ExecutionView {
 export interface E2e {
   readonly pipeline: LocalPipeline;
   readonly outside: OutsideSystem;
-  readonly ledger: AttemptLedger;
+  readonly ledger: OperatorLedger;
   readonly records: QuarantineRecords;
   /** Control lines seen so far, in order of arrival. */
   readonly controlLines: ControlLine[];
@@ -141,7 +141,7 @@ export async function startE2e(settings: E2eSettings): Promise<E2e> {
   /** Pauses run on the pause machine, everything else (`ou-`) on the verification machine. */
   const machineRunning = (name: string) =>
     name.startsWith(EXECUTION_NAME_PREFIX.pause) ? stateMachines.pause : stateMachines.verification;
-  const ledger = new AttemptLedger(clients.dynamodb, env(ENV.attemptsTable));
+  const ledger = new OperatorLedger(clients.dynamodb, env(ENV.attemptsTable));
   const records = new QuarantineRecords(
     clients.s3,
     clients.dynamodb,

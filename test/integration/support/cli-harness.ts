@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { CliIo } from '../../../cli/run';
 import { ENV } from '../../../contract/env';
 import { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
+import { OperatorLedger } from '../../../lambdas/adapters/operator-ledger';
 import { QuarantineRecords } from '../../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import type { RecordedMessageAttribute } from '../../../lambdas/adapters/source-queue';
@@ -52,7 +53,10 @@ export interface CliHarness {
   readonly targetArgs: readonly string[];
   quarantine(seed?: Seed): Promise<Seeded>;
   readonly records: QuarantineRecords;
-  readonly ledger: AttemptLedger;
+  /** The attempts table as pq reads and writes it. */
+  readonly ledger: OperatorLedger;
+  /** The attempts table as the consumer writes it, to arrange what a test needs. */
+  readonly consumerLedger: AttemptLedger;
   /** Messages on the source queue (nothing consumes it locally: moto's mapping reads a decoy). */
   receive(): Promise<Message[]>;
   stop(): Promise<void>;
@@ -201,7 +205,8 @@ export async function startCliHarness(): Promise<CliHarness> {
       names.quarantineBucket,
       names.quarantineTable,
     ),
-    ledger,
+    ledger: new OperatorLedger(clients.dynamodb, names.attemptsTable),
+    consumerLedger: ledger,
     async receive() {
       const { Messages = [] } = await clients.sqs.send(
         new ReceiveMessageCommand({

@@ -30,6 +30,8 @@ import { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import { ControlState } from '../../../lambdas/adapters/control-state';
 import { COUNTER_KEY } from '../../../lambdas/adapters/open-records';
 import { Operations } from '../../../lambdas/adapters/operations';
+import { OperatorControlState } from '../../../lambdas/adapters/operator-control-state';
+import { OperatorLedger } from '../../../lambdas/adapters/operator-ledger';
 import { QuarantineRecords } from '../../../lambdas/adapters/quarantine-reader';
 import { QuarantineWriter, quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import { SourceQueue } from '../../../lambdas/adapters/source-queue';
@@ -124,7 +126,7 @@ export function motoWorld(): PortsWorld {
           };
         },
         async freezeReplay() {
-          const control = new ControlState(dynamodb, controlTable);
+          const control = new OperatorControlState(dynamodb, controlTable);
           await control.setReplayFreeze({ frozen: true, who: 'alice', why: 'contract', now: new Date() });
         },
         async contentOf(id) {
@@ -188,7 +190,11 @@ export function motoWorld(): PortsWorld {
         },
       };
       return {
-        ledger: new AttemptLedger(dynamodb, attemptsTable),
+        // The consumer's side, with the operator's reset a replay start depends on.
+        ledger: Object.assign(new AttemptLedger(dynamodb, attemptsTable), {
+          resetForReplay: (...reset: Parameters<OperatorLedger['resetForReplay']>) =>
+            new OperatorLedger(dynamodb, attemptsTable).resetForReplay(...reset),
+        }),
         control: new ControlState(dynamodb, controlTable),
         quarantine: new QuarantineWriter(s3, dynamodb, quarantineBucket, quarantineTable),
         operations: new Operations(sfn, { pause: stateMachineArn, verification: stateMachineArn }),

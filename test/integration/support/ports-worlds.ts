@@ -7,8 +7,8 @@
  */
 
 import type { QuarantineStatus } from '../../../contract/quarantine';
-import type { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import type { Item } from '../../../lambdas/adapters/attribute-values';
+import type { OperatorLedger } from '../../../lambdas/adapters/operator-ledger';
 import { quarantineObjectKeys } from '../../../lambdas/adapters/quarantine-writer';
 import type { BreakerRecord } from '../../../lambdas/core/breaker';
 import { defaultPolicy } from '../../../lambdas/core/types';
@@ -27,7 +27,7 @@ import { MemoryQuarantine } from '../../../sim/world/memory-quarantine';
 import { MemoryQueue } from '../../../sim/world/memory-queue';
 
 /** The consumer's ledger port plus the operator's reset, which a replay start depends on. */
-export type OperatorLedger = LedgerPort & Pick<AttemptLedger, 'resetForReplay'>;
+export type LedgerWithReset = LedgerPort & Pick<OperatorLedger, 'resetForReplay'>;
 
 export interface Arrange {
   /** The state machine's own write of the breaker item (half-open after the cool-down, closed). */
@@ -60,7 +60,7 @@ export interface Arrange {
 }
 
 export interface PortsUnderTest {
-  readonly ledger: OperatorLedger;
+  readonly ledger: LedgerWithReset;
   readonly control: ControlPort;
   readonly quarantine: QuarantineStorePort;
   readonly operations: OperationsPort;
