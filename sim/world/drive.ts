@@ -4,7 +4,9 @@
  * message's visibility when nothing is visible. Breaker and pause are not played here: a test
  * that needs them drives `World.deliver` itself.
  */
-import type { World } from './world';
+import type { SQSRecord } from 'aws-lambda';
+import type { RecordOutcome } from '../../lambdas/consumer/record-outcome';
+import type { Handle, World } from './world';
 
 export interface DriveOptions {
   readonly batchSize?: number;
@@ -42,4 +44,24 @@ export async function deliverNext(world: World) {
   const next = world.queue.nextVisibleAt();
   if (next !== undefined) world.clock.advanceTo(next);
   return world.deliver(world.environment(), 1);
+}
+
+/** The environment with each record of its batches rewritten first (a FIFO group, a receive count). */
+export function withRecordsRewritten<E extends { handle: Handle }>(
+  env: E,
+  rewrite: (record: SQSRecord) => SQSRecord,
+): E {
+  const handle = env.handle;
+  const rewritten: Handle = (event, context) => handle({ Records: event.Records.map(rewrite) }, context);
+  return Object.assign(env, { handle: rewritten });
+}
+
+/** The 'record processed' lines a spied logger saw, as [messageId, outcome], in order. */
+export function recordLines(info: { mock: { calls: unknown[][] } }): [string, RecordOutcome][] {
+  return info.mock.calls
+    .filter(([message]) => message === 'record processed')
+    .map(([, fields]) => {
+      const { messageId, outcome } = fields as { messageId: string; outcome: RecordOutcome };
+      return [messageId, outcome];
+    });
 }

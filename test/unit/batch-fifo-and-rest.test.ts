@@ -14,9 +14,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENV } from '../../contract/env';
 import { SourceQueueError } from '../../lambdas/ports/errors';
 import { setOpenBreaker } from '../../sim/world/breaker-states';
+import { recordLines, withRecordsRewritten } from '../../sim/world/drive';
 import { testWorld } from '../../sim/world/scenario';
 import type { Step } from '../../sim/world/scripted-processor';
-import type { Handle, World } from '../../sim/world/world';
+import type { World } from '../../sim/world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -27,33 +28,18 @@ const visibleIn = (world: World, id: string, from: number) =>
   ((world.queue.messages.get(id)?.visibleAt ?? 0) - from) / 1000;
 
 /** The 'record processed' lines logged so far, as [messageId, outcome kind], in order. */
-function recordLines(info: { mock: { calls: unknown[][] } }): [string, string][] {
-  return info.mock.calls
-    .filter(([message]) => message === 'record processed')
-    .map(([, fields]) => {
-      const { messageId, outcome } = fields as { messageId: string; outcome: { kind: string } };
-      return [messageId, outcome.kind];
-    });
-}
+const recordKinds = (info: { mock: { calls: unknown[][] } }) =>
+  recordLines(info).map(([messageId, outcome]) => [messageId, outcome.kind]);
 
 /**
  * A consumer environment of a FIFO queue (PQ_FIFO): the world's queue does not model groups, so
  * each record gets the MessageGroupId SQS would give it, the letter after "id-" (id-A1: group A).
  */
 function fifoEnvironment(world: World) {
-  const env = world.environment({ [ENV.fifo]: 'true' });
-  const handle = env.handle;
-  const grouped: Handle = (event, context) =>
-    handle(
-      {
-        Records: event.Records.map((record) => ({
-          ...record,
-          attributes: { ...record.attributes, MessageGroupId: record.messageId.slice(3, 4) },
-        })),
-      },
-      context,
-    );
-  return Object.assign(env, { handle: grouped });
+  return withRecordsRewritten(world.environment({ [ENV.fifo]: 'true' }), (record) => ({
+    ...record,
+    attributes: { ...record.attributes, MessageGroupId: record.messageId.slice(3, 4) },
+  }));
 }
 
 /** A1 went back and A2, behind it in group A, never started and is visible again at once; B1 completed. */
@@ -85,7 +71,7 @@ describe('a FIFO batch keeps each message group in order', () => {
 
     // Assess: A2 never started and comes back with A1, not a visibility timeout later.
     expect(result).toMatchObject({ kind: 'returned', failed: ['id-A1', 'id-A2'] });
-    expect(recordLines(info)).toStrictEqual([
+    expect(recordKinds(info)).toStrictEqual([
       ['id-A1', 'retry'],
       ['id-B1', 'completed'],
       ['id-B2', 'completed'],
@@ -241,7 +227,7 @@ describe('records on their last receive', () => {
     await world.deliver(world.environment(), 2);
 
     // Assess
-    expect(recordLines(info)).toStrictEqual([
+    expect(recordKinds(info)).toStrictEqual([
       ['id-M1', 'completed'],
       ['id-M2', 'completed'],
     ]);
@@ -294,7 +280,7 @@ describe('the order of redelivered records', () => {
     await world.deliver(world.environment(), 2);
 
     // Assess
-    expect(recordLines(info)).toStrictEqual([
+    expect(recordKinds(info)).toStrictEqual([
       ['id-M2', 'completed'],
       ['id-M1', 'completed'],
     ]);
@@ -315,7 +301,7 @@ describe('the order of redelivered records', () => {
       event: 'suspect-order-unread',
       error: expect.any(Error),
     });
-    expect(recordLines(info)).toStrictEqual([
+    expect(recordKinds(info)).toStrictEqual([
       ['id-M1', 'completed'],
       ['id-M2', 'completed'],
     ]);

@@ -8,46 +8,27 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
 import { setOpenBreaker } from '../../sim/world/breaker-states';
+import { recordLines, withRecordsRewritten } from '../../sim/world/drive';
 import { testWorld } from '../../sim/world/scenario';
-import type { Handle, World } from '../../sim/world/world';
+import type { World } from '../../sim/world/world';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 /** An environment whose batches show `lastId` on its last receive before the backstop. */
-function environmentWithLastReceive(world: World, lastId: string) {
-  const env = world.environment();
-  const handle = env.handle;
-  const onLast: Handle = (event, context) =>
-    handle(
-      {
-        Records: event.Records.map((record) =>
-          record.messageId === lastId
-            ? {
-                ...record,
-                attributes: {
-                  ...record.attributes,
-                  ApproximateReceiveCount: String(DEFAULTS.backstopMaxReceiveCount),
-                },
-              }
-            : record,
-        ),
-      },
-      context,
-    );
-  return Object.assign(env, { handle: onLast });
-}
-
-/** The 'record processed' lines logged so far, as [messageId, outcome]. */
-function recordLines(info: { mock: { calls: unknown[][] } }): [string, unknown][] {
-  return info.mock.calls
-    .filter(([message]) => message === 'record processed')
-    .map(([, fields]) => {
-      const { messageId, outcome } = fields as { messageId: string; outcome: unknown };
-      return [messageId, outcome];
-    });
-}
+const environmentWithLastReceive = (world: World, lastId: string) =>
+  withRecordsRewritten(world.environment(), (record) =>
+    record.messageId === lastId
+      ? {
+          ...record,
+          attributes: {
+            ...record.attributes,
+            ApproximateReceiveCount: String(DEFAULTS.backstopMaxReceiveCount),
+          },
+        }
+      : record,
+  );
 
 describe('a batch while the breaker holds consumption', () => {
   it('given a record on its last receive beside another, then only the other is handed back; the last one completes and leaves the queue', async () => {

@@ -189,11 +189,12 @@ export function motoWorld(): PortsWorld {
           await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
         },
       };
+      const operatorLedger = new OperatorLedger(dynamodb, attemptsTable);
       return {
         // The consumer's side, with the operator's reset a replay start depends on.
         ledger: Object.assign(new AttemptLedger(dynamodb, attemptsTable), {
           resetForReplay: (...reset: Parameters<OperatorLedger['resetForReplay']>) =>
-            new OperatorLedger(dynamodb, attemptsTable).resetForReplay(...reset),
+            operatorLedger.resetForReplay(...reset),
         }),
         control: new ControlState(dynamodb, controlTable),
         quarantine: new QuarantineWriter(s3, dynamodb, quarantineBucket, quarantineTable),
