@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DemoStack } from '../../lib/demo-stack';
+import { templateApp } from './synth';
 
 const cfnLint = path.join(__dirname, '..', '..', '.venv', 'bin', 'cfn-lint');
 // W3005: CDK adds an explicit DependsOn on a function's or state machine's role next to the
@@ -17,7 +17,7 @@ describe('cfn-lint over the synthesized demo template', () => {
 
   it('reports nothing', () => {
     // Prepare
-    const app = new App({ outdir });
+    const app = templateApp({ outdir });
     const stack = new DemoStack(app, 'PoisonQuarantineDemo', { env: { region: 'us-east-1' } });
     const assembly = app.synth();
     const templateFile = path.join(assembly.directory, assembly.getStackByName(stack.stackName).templateFile);

@@ -2,18 +2,18 @@
  * What users set on their own functions, passed through to the consumer: VPC and security groups,
  * layers, tracing. Bundling options are tested where the bundle is built (consumer-bundle.test.ts).
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
 import { PoisonQuarantine, type PoisonQuarantineProps } from '../../lib/poison-quarantine';
-import { actionsOf, FIXTURE_PROCESSOR, pipelineStack, statementsOfRole } from './synth';
+import { actionsOf, FIXTURE_PROCESSOR, pipelineStack, statementsOfRole, templateApp } from './synth';
 
 /** A pipeline whose props may refer to constructs of its stack; the consumer is not bundled. */
 function pipelineWith(props: (stack: Stack) => Partial<PoisonQuarantineProps>) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = templateApp();
   const stack = new Stack(app, 'Options', { env: { account: '111111111111', region: 'eu-west-1' } });
   const construct = () =>
     new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props(stack) });

@@ -2,20 +2,20 @@
  * Issue 22, defect 2: a queue the user brings is checked as the construct's own is, and the
  * consumer is told the receive count SQS really redrives at (its last-receive rules use it).
  */
-import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine-props';
-import { FIXTURE_PROCESSOR } from './synth';
+import { FIXTURE_PROCESSOR, templateApp } from './synth';
 
 const QUEUE_ARN = 'arn:aws:sqs:eu-west-1:111111111111:orders';
 
 /** A stack (unbundled: these are template tests) and a pipeline built from the props. */
 function build(props: (stack: Stack) => Partial<PoisonQuarantineProps>) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = templateApp();
   const stack = new Stack(app, 'Mine', { env: { account: '111111111111', region: 'eu-west-1' } });
   new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props(stack) });
   return stack;

@@ -1,4 +1,4 @@
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -6,12 +6,12 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { DemoStack } from '../../lib/demo-stack';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
-import { FIXTURE_PROCESSOR } from './synth';
+import { FIXTURE_PROCESSOR, templateApp } from './synth';
 
 describe('cdk-nag AwsSolutions over the demo stack', () => {
   it('has no unacknowledged findings', () => {
     // Prepare
-    const app = new App();
+    const app = templateApp();
     new DemoStack(app, 'Demo');
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     // Act
@@ -22,7 +22,7 @@ describe('cdk-nag AwsSolutions over the demo stack', () => {
 
   it('has no unacknowledged findings once an operator role holds grantOperator', () => {
     // Prepare
-    const app = new App();
+    const app = templateApp();
     const stack = new DemoStack(app, 'Demo');
     const onCall = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
     stack.pipeline.grantOperator(onCall);
@@ -35,7 +35,7 @@ describe('cdk-nag AwsSolutions over the demo stack', () => {
 
   it('has no unacknowledged findings in a stack with an explicit account and region', () => {
     // Prepare: the findings of grants on execution ARNs name the region and account as given.
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = templateApp();
     const stack = new Stack(app, 'Pinned', { env: { account: '111111111111', region: 'eu-west-1' } });
     const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR });
     pipeline.grantOperator(new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() }));
@@ -48,7 +48,7 @@ describe('cdk-nag AwsSolutions over the demo stack', () => {
 
   it('has no unacknowledged findings with the consumer in a VPC and traced', () => {
     // Prepare: the wildcard grants Lambda needs for network interfaces and X-Ray segments.
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = templateApp();
     const stack = new Stack(app, 'Private', { env: { account: '111111111111', region: 'eu-west-1' } });
     const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
       vpcId: 'vpc-0a1b2c3d4e5f60718',

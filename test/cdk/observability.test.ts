@@ -2,13 +2,13 @@
  * What an operator sees of a pipeline: its dashboard, the alarms on the consumer's own metrics,
  * and the outputs that name the consumer and the `pq` command line.
  */
-import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { CONSUMER_METRIC, METRIC_NAMESPACE, METRIC_SERVICE } from '../../contract/metrics';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
-import { FIXTURE_PROCESSOR, joinedText, synthPipeline } from './synth';
+import { FIXTURE_PROCESSOR, joinedText, synthPipeline, templateApp } from './synth';
 
 interface Widget {
   readonly type: string;
@@ -158,7 +158,7 @@ describe('the dashboard', () => {
 
   it('given a queue of the user, then there is no backstop widget: the construct made no backstop', () => {
     // Prepare
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = templateApp();
     const stack = new Stack(app, 'Mine');
     new PoisonQuarantine(stack, 'Pipeline', {
       processorEntry: FIXTURE_PROCESSOR,

@@ -1,4 +1,4 @@
-import { App, CfnParameter, Duration, Stack } from 'aws-cdk-lib';
+import { CfnParameter, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -17,6 +17,7 @@ import {
   pipelineStack,
   statementsOfRole,
   synthPipeline,
+  templateApp,
 } from './synth';
 
 /**
@@ -476,7 +477,7 @@ describe('PoisonQuarantine options', () => {
       '12',
     ],
   ])('tells the consumer the redrive limit it must quarantine before: %s', (_, props, expected) => {
-    const app = new App();
+    const app = templateApp();
     const stack = new Stack(app, 'Limit');
     new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props(stack) });
     const consumer = Object.values(
@@ -546,7 +547,7 @@ describe('PoisonQuarantine options', () => {
   });
 
   it("lets an operator replay onto the user's own KMS-encrypted queue", () => {
-    const app = new App();
+    const app = templateApp();
     const stack = new Stack(app, 'Mine', { env: { account: '111111111111', region: 'eu-west-1' } });
     const queue = new sqs.Queue(stack, 'Orders', {
       encryption: sqs.QueueEncryption.KMS,

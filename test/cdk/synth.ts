@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, type Environment, Stack } from 'aws-cdk-lib';
+import { App, type AppProps, type Environment, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../contract/env';
 import { PoisonQuarantine, type PoisonQuarantineProps } from '../../lib/poison-quarantine';
@@ -12,12 +12,21 @@ const TEST_ENV = { account: '111111111111', region: 'eu-west-1' };
 
 export interface SynthOptions {
   /**
-   * Bundle the consumer with esbuild. Without, its code is a placeholder (CDK's
-   * `aws:cdk:bundling-stacks` context): enough for tests of the template, and seconds faster;
-   * only a test about the bundle itself (or one that deploys and runs it) asks for it.
+   * Bundle the consumer with esbuild. Without, the app is a {@link templateApp}: enough for
+   * tests of the template; only a test about the bundle itself (or one that deploys and runs it)
+   * asks for it.
    * @default false
    */
   readonly bundle?: boolean;
+}
+
+/**
+ * An app for a test of the template: its functions' code is a placeholder (CDK's
+ * `aws:cdk:bundling-stacks` context), seconds faster than bundling the consumer with esbuild.
+ * Only a test about the bundle itself (or one that deploys and runs it) uses a plain App.
+ */
+export function templateApp(props: AppProps = {}) {
+  return new App({ ...props, context: { 'aws:cdk:bundling-stacks': [], ...props.context } });
 }
 
 /** A stack holding one PoisonQuarantine with the fixture processor and the given props. */
@@ -26,7 +35,7 @@ export function pipelineStack(
   env: Environment | null = TEST_ENV,
   options: SynthOptions = {},
 ) {
-  const app = new App(options.bundle === true ? {} : { context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = options.bundle === true ? new App() : templateApp();
   const stack = new Stack(app, 'Test', env === null ? {} : { env });
   const pipeline = new PoisonQuarantine(stack, 'Pipeline', { processorEntry: FIXTURE_PROCESSOR, ...props });
   return { app, stack, pipeline };
