@@ -91,6 +91,24 @@ describe('a crash found in a half-open window is the probe failing', () => {
     expect(world.ledger.get('M1')).toMatchObject({ charged: 0, failedProbe: true });
   });
 
+  it("given a fresh message that crashed, when its redelivery probes below the outage threshold, then the probe failure is counted and the crash is still rule 6's to charge", async () => {
+    // Prepare: M1 crashes alone while the breaker is closed; then the breaker is half-open. A
+    // threshold of 5: this one crash is no outage.
+    const { world, deliverOne } = twoCrashedMessages('5');
+    world.queue.send({ messageId: 'M1', body: 'M1' });
+    await deliverOne();
+    setHalfOpenBreaker(world);
+
+    // Act
+    await deliverOne();
+
+    // Assess: the dependency is charged a failed probe, but a crash is not handed back uncharged
+    // as a transient failure would be: attributable (alone), it is charged and the work runs again.
+    expect(world.control.breaker?.probeFailures).toBe(1);
+    expect(world.ledger.get('M1')).toMatchObject({ state: 'completed', charged: 1 });
+    expect(world.ledger.get('M1')?.failedProbe).toBeUndefined();
+  });
+
   it('given a message charged for a crash before, when its next crash is found in the window, then it is the message, not the probe', async () => {
     // Prepare: M1 crashes alone twice (the first found is charged), then the breaker is half-open.
     const { world, deliverOne } = twoCrashedMessages('5', 2);
