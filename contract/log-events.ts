@@ -9,3 +9,14 @@ export const BREAKER_UNREADABLE_LOG_EVENT = 'breaker-unreadable';
 
 /** The consumer quarantined a message: the "Quarantined" alarm counts these lines. */
 export const QUARANTINED_LOG_EVENT = 'quarantined';
+
+/**
+ * One record's outcome and the AWS calls made for it (lambdas/consumer/batch.ts): INFO, but DEBUG
+ * for a completed record, so that a healthy message writes one line at the default level. The
+ * local AWS runs the consumer at DEBUG: the rehearsal and the bench read every one of these
+ * lines (local/consumer-log.ts).
+ */
+export const RECORD_LOG_EVENT = 'record';
+
+/** The message of a RECORD_LOG_EVENT line. */
+export const RECORD_PROCESSED_MESSAGE = 'record processed';

@@ -6,6 +6,7 @@
  * 'timeout' events say which messages the dead environment held, and its 'invoke' events how
  * many times each message was received (the runner hands every message it receives to one).
  */
+import { QUARANTINED_LOG_EVENT, RECORD_LOG_EVENT } from '../contract/log-events';
 import type { CallCounts } from '../lambdas/consumer/call-meter';
 import type { RecordOutcome } from '../lambdas/consumer/record-lifecycle';
 import type { EventSourceRunner } from '../tools/local-aws/runner';
@@ -89,11 +90,11 @@ export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLo
     }),
     runner.on('log', ({ line }) => {
       const entry = parseLine(line);
-      if (entry?.event === 'record' && typeof entry.messageId === 'string') {
+      if (entry?.event === RECORD_LOG_EVENT && typeof entry.messageId === 'string') {
         const record = { ...(entry as unknown as RecordLine), at: loggedAt(entry) };
         records.push(record);
         listener.record?.(record);
-      } else if (entry?.event === 'quarantined' && typeof entry.messageId === 'string') {
+      } else if (entry?.event === QUARANTINED_LOG_EVENT && typeof entry.messageId === 'string') {
         const line = entry as unknown as QuarantinedLine;
         quarantined.push(line);
         listener.quarantined?.(line);

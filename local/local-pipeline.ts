@@ -121,7 +121,8 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
         ...consumer.environment,
         [ENV.endpoint]: aws.endpoint,
         [DEMO_OUTSIDE_SYSTEM_URL_ENV]: outside.url,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
+        // Every record's line, a completed one's too (DEBUG): the rehearsal and the bench read them.
+        POWERTOOLS_LOG_LEVEL: 'DEBUG',
         ...faults?.environment,
       },
       functionName: consumer.functionName,

@@ -1,7 +1,8 @@
 // Times one handler bundle in this fresh process: warm-up batches first (the JIT, the SDK's
 // lazy parts, the first connection), then the CPU time (user + system) of the measured
-// batches, per message. Every batch must come back without failures, or the figure would be
-// of another path. Reports to the bench over IPC: the handler's stdout is its log.
+// batches, per message, and the bytes its log wrote to stdout in them (what CloudWatch Logs
+// ingests and bills). Every batch must come back without failures, or the figure would be of
+// another path. Reports to the bench over IPC: the handler's stdout is its log.
 const [bundle, batchesText, batchSizeText, warmupText] = process.argv.slice(2);
 const batches = Number(batchesText);
 const batchSize = Number(batchSizeText);
@@ -11,6 +12,15 @@ const context = {
   functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
   awsRequestId: 'bench',
   getRemainingTimeInMillis: () => 30_000,
+};
+
+// Counts what any writer (a logger's console, an EMF line) puts on stdout: installed before the
+// handler is loaded, so that every stream reference it keeps writes through here.
+let stdoutBytes = 0;
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  stdoutBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+  return write(chunk, ...rest);
 };
 
 let sent = 0;
@@ -44,11 +54,17 @@ async function run(handler, count) {
 async function main() {
   const { handler } = require(bundle);
   await run(handler, warmup);
+  stdoutBytes = 0;
   const before = process.cpuUsage();
   await run(handler, batches);
   const used = process.cpuUsage(before);
-  process.send({ cpuMicrosPerMessage: (used.user + used.system) / (batches * batchSize) }, () =>
-    process.exit(0),
+  const messages = batches * batchSize;
+  process.send(
+    {
+      cpuMicrosPerMessage: (used.user + used.system) / messages,
+      stdoutBytesPerMessage: stdoutBytes / messages,
+    },
+    () => process.exit(0),
   );
 }
 

@@ -53,15 +53,26 @@ export interface PerMessage {
   /** The consumer against Powertools run the same way. */
   readonly atEqualConcurrency: { readonly oneAtATime: number; readonly batchAtOnce: number };
   readonly cpuMicros: Readonly<Record<VariantName, Summary>>;
+  /**
+   * Bytes each handler wrote to stdout (its log: what CloudWatch Logs ingests) per healthy
+   * message, as deployed by default (log level INFO), median of the rounds.
+   */
+  readonly stdoutBytes: { readonly poisonQuarantine: number; readonly powertools: number };
   readonly messagesPerRun: number;
+}
+
+/** What one run of a handler measured, per message. */
+interface ChildResult {
+  readonly cpuMicrosPerMessage: number;
+  readonly stdoutBytesPerMessage: number;
 }
 
 export async function measurePerMessage(bundles: Bundles, options: PerMessageOptions): Promise<PerMessage> {
   const standIn = new AwsStandIn();
   const endpoint = await standIn.listen();
-  const samples = Object.fromEntries(NAMES.map((name) => [name, [] as number[]])) as Record<
+  const samples = Object.fromEntries(NAMES.map((name) => [name, [] as ChildResult[]])) as Record<
     VariantName,
-    number[]
+    ChildResult[]
   >;
   try {
     for (let index = 0; index < options.rounds; index++) {
@@ -72,10 +83,11 @@ export async function measurePerMessage(bundles: Bundles, options: PerMessageOpt
   } finally {
     await standIn.close();
   }
-  const cpuMicros = Object.fromEntries(NAMES.map((name) => [name, summarize(samples[name])])) as Record<
-    VariantName,
-    Summary
-  >;
+  const cpuMicros = Object.fromEntries(
+    NAMES.map((name) => [name, summarize(samples[name].map((sample) => sample.cpuMicrosPerMessage))]),
+  ) as Record<VariantName, Summary>;
+  const stdoutBytes = (name: VariantName) =>
+    round(summarize(samples[name].map((sample) => sample.stdoutBytesPerMessage)).median, 1);
   const ratio = (a: VariantName, b: VariantName, digits = 2) =>
     round(cpuMicros[a].median / cpuMicros[b].median, digits);
   return {
@@ -86,6 +98,7 @@ export async function measurePerMessage(bundles: Bundles, options: PerMessageOpt
       batchAtOnce: ratio('poisonQuarantineBatchAtOnce', 'powertools'),
     },
     cpuMicros,
+    stdoutBytes: { poisonQuarantine: stdoutBytes('poisonQuarantine'), powertools: stdoutBytes('powertools') },
     messagesPerRun: options.batches * options.batchSize,
   };
 }
@@ -95,7 +108,7 @@ function runChild(
   bundles: Bundles,
   endpoint: string,
   options: PerMessageOptions,
-): Promise<number> {
+): Promise<ChildResult> {
   const variant: Variant = VARIANTS[name];
   const args = [bundles[variant.bundle], options.batches, options.batchSize, options.warmupBatches].map(
     String,
@@ -112,9 +125,9 @@ function runChild(
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
-    let result: number | undefined;
-    child.on('message', (message: { cpuMicrosPerMessage: number }) => {
-      result = message.cpuMicrosPerMessage;
+    let result: ChildResult | undefined;
+    child.on('message', (message: ChildResult) => {
+      result = message;
     });
     child.on('error', reject);
     child.on('exit', (code) => {

@@ -5,6 +5,7 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BREAKER_STATE } from '../../contract/control';
+import { RECORD_LOG_EVENT, RECORD_PROCESSED_MESSAGE } from '../../contract/log-events';
 import {
   type BreakerRecord,
   type HalfOpenBreaker,
@@ -208,8 +209,11 @@ function recordRunner(
     state.longestRecordMs = Math.max(state.longestRecordMs, deps.now().getTime() - startedAt);
     outcomes.set(record.messageId, result);
     if (crashProne && FINISHED.has(result.kind)) await acknowledgeNow(deps, record);
-    deps.logger.info('record processed', {
-      event: 'record',
+    // A healthy message's line is DEBUG (issue 24): at the default level it writes only its
+    // attempt's count (counting.ts), which comes before the work so that a crash cannot erase it.
+    const level = result.kind === 'completed' ? 'debug' : 'info';
+    deps.logger[level](RECORD_PROCESSED_MESSAGE, {
+      event: RECORD_LOG_EVENT,
       messageId: record.messageId,
       outcome: result,
       calls,

@@ -5,6 +5,7 @@
  * that needs them drives `World.deliver` itself.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { RECORD_PROCESSED_MESSAGE } from '../../contract/log-events';
 import type { RecordOutcome } from '../../lambdas/consumer/record-outcome';
 import type { Handle, World } from './world';
 
@@ -56,11 +57,23 @@ export function withRecordsRewritten<E extends { handle: Handle }>(
   return Object.assign(env, { handle: rewritten });
 }
 
-/** The 'record processed' lines a spied logger saw, as [messageId, outcome], in order. */
-export function recordLines(info: { mock: { calls: unknown[][] } }): [string, RecordOutcome][] {
-  return info.mock.calls
-    .filter(([message]) => message === 'record processed')
-    .map(([, fields]) => {
+/** A spied logger method, as vitest's spies record their calls. */
+interface LogSpy {
+  readonly mock: { readonly calls: unknown[][]; readonly invocationCallOrder: number[] };
+}
+
+/**
+ * The record lines (RECORD_PROCESSED_MESSAGE) the spied logger methods saw, as [messageId,
+ * outcome], in the order they were logged: spy on `info` and `debug`, a completed record's level.
+ */
+export function recordLines(...spies: LogSpy[]): [string, RecordOutcome][] {
+  return spies
+    .flatMap(({ mock }) =>
+      mock.calls.map((call, index) => ({ call, order: mock.invocationCallOrder[index] ?? 0 })),
+    )
+    .sort((a, b) => a.order - b.order)
+    .filter(({ call: [message] }) => message === RECORD_PROCESSED_MESSAGE)
+    .map(({ call: [, fields] }) => {
       const { messageId, outcome } = fields as { messageId: string; outcome: RecordOutcome };
       return [messageId, outcome];
     });

@@ -27,9 +27,9 @@ afterEach(() => {
 const visibleIn = (world: World, id: string, from: number) =>
   ((world.queue.messages.get(id)?.visibleAt ?? 0) - from) / 1000;
 
-/** The 'record processed' lines logged so far, as [messageId, outcome kind], in order. */
-const recordKinds = (info: { mock: { calls: unknown[][] } }) =>
-  recordLines(info).map(([messageId, outcome]) => [messageId, outcome.kind]);
+/** The record lines logged so far (INFO, DEBUG when completed), as [messageId, outcome kind], in order. */
+const recordKinds = (...spies: Parameters<typeof recordLines>) =>
+  recordLines(...spies).map(([messageId, outcome]) => [messageId, outcome.kind]);
 
 /**
  * A consumer environment of a FIFO queue (PQ_FIFO): the world's queue does not model groups, so
@@ -64,6 +64,7 @@ describe('a FIFO batch keeps each message group in order', () => {
     const { world } = testWorld({ scripts: { A1: [[{ do: 'throw', error: 'transient' }]] } });
     sendAll(world, ['A1', 'B1', 'A2', 'B2']);
     const info = vi.spyOn(Logger.prototype, 'info');
+    const debug = vi.spyOn(Logger.prototype, 'debug');
     const at = world.clock.now();
 
     // Act
@@ -71,7 +72,7 @@ describe('a FIFO batch keeps each message group in order', () => {
 
     // Assess: A2 never started and comes back with A1, not a visibility timeout later.
     expect(result).toMatchObject({ kind: 'returned', failed: ['id-A1', 'id-A2'] });
-    expect(recordKinds(info)).toStrictEqual([
+    expect(recordKinds(info, debug)).toStrictEqual([
       ['id-A1', 'retry'],
       ['id-B1', 'completed'],
       ['id-B2', 'completed'],
@@ -222,12 +223,13 @@ describe('records on their last receive', () => {
     if (last === undefined) throw new Error('not queued');
     last.receiveCount = 9;
     const info = vi.spyOn(Logger.prototype, 'info');
+    const debug = vi.spyOn(Logger.prototype, 'debug');
 
     // Act
     await world.deliver(world.environment(), 2);
 
     // Assess
-    expect(recordKinds(info)).toStrictEqual([
+    expect(recordKinds(info, debug)).toStrictEqual([
       ['id-M1', 'completed'],
       ['id-M2', 'completed'],
     ]);
@@ -275,12 +277,13 @@ describe('the order of redelivered records', () => {
     // Prepare
     const { world } = await crashedBeforeTheSecondStarted();
     const info = vi.spyOn(Logger.prototype, 'info');
+    const debug = vi.spyOn(Logger.prototype, 'debug');
 
     // Act
     await world.deliver(world.environment(), 2);
 
     // Assess
-    expect(recordKinds(info)).toStrictEqual([
+    expect(recordKinds(info, debug)).toStrictEqual([
       ['id-M2', 'completed'],
       ['id-M1', 'completed'],
     ]);
@@ -291,6 +294,7 @@ describe('the order of redelivered records', () => {
     const { world } = await crashedBeforeTheSecondStarted();
     vi.spyOn(world.ledger, 'glance').mockRejectedValueOnce(new Error('ProvisionedThroughputExceeded'));
     const info = vi.spyOn(Logger.prototype, 'info');
+    const debug = vi.spyOn(Logger.prototype, 'debug');
     const warn = vi.spyOn(Logger.prototype, 'warn');
 
     // Act
@@ -301,7 +305,7 @@ describe('the order of redelivered records', () => {
       event: 'suspect-order-unread',
       error: expect.any(Error),
     });
-    expect(recordKinds(info)).toStrictEqual([
+    expect(recordKinds(info, debug)).toStrictEqual([
       ['id-M1', 'completed'],
       ['id-M2', 'completed'],
     ]);

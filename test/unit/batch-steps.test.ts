@@ -135,9 +135,10 @@ describe('finished records acknowledged at once', () => {
 });
 
 describe("a record's line in the log", () => {
-  it('given a record that completes, then one info line names it, its outcome and its calls', async () => {
+  it('given a record that completes, then one DEBUG line names it, its outcome and its calls: at the default level a healthy message writes only its count (issue 24)', async () => {
     // Prepare
     const info = vi.spyOn(Logger.prototype, 'info');
+    const debug = vi.spyOn(Logger.prototype, 'debug');
     const { world } = testWorld();
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
 
@@ -145,12 +146,33 @@ describe("a record's line in the log", () => {
     await world.deliver(world.environment(), 1);
 
     // Assess
+    expect(debug.mock.calls).toStrictEqual([
+      [
+        'record processed',
+        { event: 'record', messageId: 'id-M1', outcome: { kind: 'completed' }, calls: expect.any(Object) },
+      ],
+    ]);
+    expect(info).not.toHaveBeenCalledWith('record processed', expect.anything());
+  });
+
+  it('given a record that fails for a retry, then its line is INFO, where an operator reads it', async () => {
+    // Prepare
+    const info = vi.spyOn(Logger.prototype, 'info');
+    const debug = vi.spyOn(Logger.prototype, 'debug');
+    const { world } = testWorld({ scripts: { R: [[{ do: 'throw', error: 'transient' }]] } });
+    world.queue.send({ messageId: 'id-R', body: 'R' });
+
+    // Act
+    await world.deliver(world.environment(), 1);
+
+    // Assess
     expect(info).toHaveBeenCalledWith('record processed', {
       event: 'record',
-      messageId: 'id-M1',
-      outcome: { kind: 'completed' },
+      messageId: 'id-R',
+      outcome: expect.objectContaining({ kind: 'retry' }),
       calls: expect.any(Object),
     });
+    expect(debug).not.toHaveBeenCalled();
   });
 });
 
