@@ -257,6 +257,37 @@ describe('an attempt that may still be running', () => {
     expect(decision).toStrictEqual({ kind: 'key-collision' });
   });
 
+  it('given another message under the key while the attempt runs, not on its last receive, then it waits as any delivery would', () => {
+    // Prepare: the attempt in flight is another message's; this one has receives left.
+    const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:50.000Z', bodyDigest: 'digest-1' });
+    const delivered = { messageId: 'another', bodyDigest: 'digest-2', lastReceive: false };
+
+    // Act
+    const decision = decideDelivery(
+      previous,
+      undefined,
+      policy,
+      Date.parse('2025-01-01T00:00:00.000Z'),
+      delivered,
+    );
+
+    // Assess: kept apart only on its last receive; before that it comes back after the attempt.
+    expect(decision).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
+  });
+
+  it('given another message under the key on its last receive and no attempt in flight, then it starts its own attempt', () => {
+    // Prepare: the key's last attempt failed and ended; nothing runs, nothing is settled.
+    const previous = aLedgerItem({ state: 'ready', envId: undefined, bodyDigest: 'digest-1' });
+    const delivered = { messageId: 'another', bodyDigest: 'digest-2', lastReceive: true };
+
+    // Act
+    const decision = decideDelivery(previous, undefined, policy, AN_HOUR_LATER, delivered);
+
+    // Assess: only a settlement or a wait on the last receive is kept apart.
+    expect(decision.kind).not.toBe('key-collision');
+    expect(decision.kind).toBe('proceed');
+  });
+
   it('given the same message again on its last receive while its attempt runs, then it still waits', () => {
     const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:50.000Z' });
     const decision = decideDelivery(previous, undefined, policy, Date.parse('2025-01-01T00:00:00.000Z'), {
