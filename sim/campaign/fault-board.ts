@@ -80,7 +80,7 @@ export class FaultBoard {
       ...(call.key === undefined ? {} : { key: call.key }),
     });
     if (call.key !== undefined && !CRASHES.has(kind)) {
-      this.trace.failures.push({ seq, at: this.clock.now(), key: call.key, by: 'own' });
+      this.trace.failures.push({ seq, at: this.clock.now(), key: call.key, by: 'own', envId });
     }
     if (call.point === 'ledger.complete' && call.key !== undefined && !LANDS.has(kind)) {
       // The completion write did not land: what the invariant on redone work must know.

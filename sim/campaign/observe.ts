@@ -228,7 +228,7 @@ async function callOutside<T>(
   if (keyless) trace.attempts.get(attemptId)?.mayHaveCalled.add(name);
   const mode = board.outsideMode();
   if (mode !== undefined) {
-    trace.failures.push({ seq: trace.next(), at: world.clock.now(), key, by: 'outside' });
+    trace.failures.push({ seq: trace.next(), at: world.clock.now(), key, by: 'outside', envId: taps.env.id });
     if (mode === 'refused') {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     }

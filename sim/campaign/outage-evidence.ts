@@ -7,6 +7,7 @@
  * Sporadic faults outside a staged outage only count while inside the sliding window.
  */
 import { DEFAULTS } from '../../contract/defaults';
+import type { FaultPoint } from '../faults/fault-points';
 import type { Failure, OutageWindow, Trace } from './trace';
 
 export interface EvidenceRule {
@@ -16,13 +17,23 @@ export interface EvidenceRule {
   readonly windowSeconds?: number;
 }
 
-/** Whether the evidence stood before the moment `{ seq, at }` (a receive, usually). */
+/**
+ * Whether the evidence stood before the moment `{ seq, at }` (a receive, usually) in the
+ * environment `envId`. A failure whose event the control table refused is evidence only there,
+ * in the environment that saw it (docs/behaviour.md, "Failure events that could not be recorded
+ * still count"): no other one can know of it.
+ */
 export function outageEvident(
   trace: Trace,
-  moment: { seq: number; at: number },
+  moment: { seq: number; at: number; envId: string },
   rule: EvidenceRule,
 ): boolean {
-  const failures = trace.failures.filter((failure) => rule.by.has(failure.by) && failure.seq < moment.seq);
+  const failures = trace.failures.filter(
+    (failure) =>
+      rule.by.has(failure.by) &&
+      failure.seq < moment.seq &&
+      (failure.envId === moment.envId || !eventRefused(trace, failure)),
+  );
   if (evidentAt(failures, moment.at, rule)) return true;
   return trace.outages.some(
     (outage) =>
@@ -36,6 +47,18 @@ export function outageEvident(
       ),
   );
 }
+
+/**
+ * Whether the failure event reporting `failure` was refused: the first fault in its environment
+ * after it hit the control table's recordFailureEvent. When another fault came first, the failure
+ * counts everywhere: the check stays on the strict side.
+ */
+function eventRefused(trace: Trace, failure: Failure): boolean {
+  const next = trace.fired.find((fault) => fault.envId === failure.envId && fault.seq > failure.seq);
+  return next?.point === RECORD_FAILURE_EVENT;
+}
+
+const RECORD_FAILURE_EVENT: FaultPoint = 'control.recordFailureEvent';
 
 function within(outage: OutageWindow, moment: { seq: number; at: number }): boolean {
   if (moment.at < outage.start) return false;

@@ -29,6 +29,8 @@ export interface Failure {
   readonly at: number;
   readonly key: string;
   readonly by: 'own' | 'outside';
+  /** The execution environment whose call failed. */
+  readonly envId: string;
 }
 
 export interface FiredFault {

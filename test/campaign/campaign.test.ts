@@ -30,11 +30,7 @@ const OPEN_INVARIANTS = new Set<InvariantName>([]);
 const RARE = new Set<InvariantName>(['oracle-crash-alone-ends-at-the-limit']);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>([
-  // The soak of 2026-12-03: one receive wasted by our own tables while a lost failure event kept
-  // the breaker closed (the case's note says what is known).
-  'backstop-after-a-lost-failure-event-and-failing-pause-runs',
-]);
+const OPEN_CASES = new Set<string>([]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;
