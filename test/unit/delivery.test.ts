@@ -239,40 +239,24 @@ describe('an attempt that may still be running', () => {
     },
   );
 
-  it('given another message under the key on its last receive, then it is kept apart, not handed to the backstop', () => {
-    // Prepare: the attempt in flight is another message's; SQS moves this one past its last receive.
-    const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:50.000Z', bodyDigest: 'digest-1' });
-    const delivered = { messageId: 'another', bodyDigest: 'digest-2', lastReceive: true };
-
-    // Act
-    const decision = decideDelivery(
-      previous,
+  /** The decision for another message under a key whose attempt (of 'digest-1') is in flight. */
+  const anotherWhileItRuns = (lastReceive: boolean) =>
+    decideDelivery(
+      aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:50.000Z', bodyDigest: 'digest-1' }),
       undefined,
       policy,
       Date.parse('2025-01-01T00:00:00.000Z'),
-      delivered,
+      { messageId: 'another', bodyDigest: 'digest-2', lastReceive },
     );
 
-    // Assess
-    expect(decision).toStrictEqual({ kind: 'key-collision' });
+  it('given another message under the key on its last receive, then it is kept apart, not handed to the backstop', () => {
+    // SQS would move this one past its last receive while the other's attempt runs.
+    expect(anotherWhileItRuns(true)).toStrictEqual({ kind: 'key-collision' });
   });
 
   it('given another message under the key while the attempt runs, not on its last receive, then it waits as any delivery would', () => {
-    // Prepare: the attempt in flight is another message's; this one has receives left.
-    const previous = aLedgerItem({ lastAttemptAt: '2024-12-31T23:59:50.000Z', bodyDigest: 'digest-1' });
-    const delivered = { messageId: 'another', bodyDigest: 'digest-2', lastReceive: false };
-
-    // Act
-    const decision = decideDelivery(
-      previous,
-      undefined,
-      policy,
-      Date.parse('2025-01-01T00:00:00.000Z'),
-      delivered,
-    );
-
-    // Assess: kept apart only on its last receive; before that it comes back after the attempt.
-    expect(decision).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
+    // Kept apart only on its last receive; before that it comes back after the attempt.
+    expect(anotherWhileItRuns(false)).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
   });
 
   it('given another message under the key on its last receive and no attempt in flight, then it starts its own attempt', () => {
