@@ -58,7 +58,7 @@ const ROUTINE_FIELDS = new Set([
 
 /**
  * A consumer log line for a terminal, its structured fields kept as JSON:
- * `env-1 12:00:01 INFO record processed {"event":...}`; an EMF metrics line as
+ * `env-1 12:00:01 DEBUG record processed {"event":...}`; an EMF metrics line as
  * `env-1 12:00:01 METRICS AttemptsStarted 1, Quarantines 1 (Reason permanent-error)`; any other
  * line as it came.
  */

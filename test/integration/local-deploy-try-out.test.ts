@@ -153,7 +153,7 @@ describe('npm run local:deploy -- --keep', () => {
       () =>
         logged(
           new RegExp(
-            `^env-\\d+ .*INFO record processed .*"messageId":"${healthy}","outcome":\\{"kind":"completed"`,
+            `^env-\\d+ .*DEBUG record processed .*"messageId":"${healthy}","outcome":\\{"kind":"completed"`,
           ),
         ) &&
         logged(
