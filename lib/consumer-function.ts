@@ -1,14 +1,12 @@
 import * as path from 'node:path';
-import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AssetHashType, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-
-/** The module specifier the consumer handler imports the user's processing module by. */
-export const PROCESSOR_MODULE_ALIAS = 'pq-user-processor';
+import { buildConsumer, type ConsumerBuild } from './consumer-bundling';
 
 // The handler as ES modules, which esbuild can tree-shake: the TypeScript source in this
 // repository; in the installed package, where this file is dist/lib/consumer-function.js, the
@@ -36,11 +34,12 @@ export interface ConsumerFunctionProps {
 
 /**
  * The consumer: the project's wrapper (lambdas/handlers/consumer.ts) bundled together with the
- * user's processing module by a local esbuild (no Docker). Defaults: arm64 (cheaper per GB-s),
- * the newest Node.js runtime aws-cdk-lib knows, source maps for readable stack traces in the
- * quarantine evidence, its own log group with retention, and a role that may write only there.
+ * user's processing module by esbuild on this machine (no Docker), as split ES modules
+ * (consumer-bundling.ts). Defaults: arm64 (cheaper per GB-s), the newest Node.js runtime
+ * aws-cdk-lib knows, source maps for readable stack traces in the quarantine evidence, its own
+ * log group with retention, and a role that may write only there.
  */
-export class ConsumerFunction extends nodejs.NodejsFunction {
+export class ConsumerFunction extends lambda.Function {
   constructor(scope: Construct, id: string, props: ConsumerFunctionProps) {
     const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention,
@@ -58,10 +57,16 @@ export class ConsumerFunction extends nodejs.NodejsFunction {
       }),
     );
     if (props.vpc) role.addToPolicy(networkInterfaces());
+    const runtime = lambda.Runtime.NODEJS_LATEST;
     super(scope, id, {
-      entry: HANDLER_ENTRY,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_LATEST,
+      code: consumerCode({
+        entry: HANDLER_ENTRY,
+        processorEntry: props.processorEntry,
+        runtime,
+        bundling: props.bundling,
+      }),
+      handler: 'index.handler',
+      runtime,
       architecture: lambda.Architecture.ARM_64,
       timeout: props.timeout,
       memorySize: props.memorySize,
@@ -69,30 +74,6 @@ export class ConsumerFunction extends nodejs.NodejsFunction {
       role,
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: {
-        // A lean bundle loads faster at cold start: minified, and the SDK's ES modules first
-        // ('module' before 'main') so that esbuild drops the parts the consumer never calls.
-        minify: true,
-        mainFields: ['module', 'main'],
-        // The map turns the evidence's stack heads back into file:line (NODE_OPTIONS above); it
-        // needs no copy of the sources, which would nearly treble its size.
-        sourceMap: true,
-        sourcesContent: false,
-        // The AWS SDK is bundled rather than taken from the runtime, so the version tested here
-        // is the version that runs.
-        externalModules: [],
-        // esbuild's size table on every synth is noise; its warnings and errors still show.
-        logLevel: nodejs.LogLevel.WARNING,
-        ...props.bundling,
-        // What the consumer needs stays (validateProps refuses a user's value that changes it).
-        // Minified names would reach the stack heads (and the signatures that group quarantine
-        // records, which must not change with every build); Node takes a function's name as kept.
-        keepNames: true,
-        esbuildArgs: {
-          ...props.bundling?.esbuildArgs,
-          [`--alias:${PROCESSOR_MODULE_ALIAS}`]: path.resolve(props.processorEntry),
-        },
-      },
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
       securityGroups: props.securityGroups,
@@ -108,6 +89,27 @@ export class ConsumerFunction extends nodejs.NodejsFunction {
       });
     }
   }
+}
+
+/**
+ * The bundle as an asset, built locally whenever CDK bundles the stack; the Docker image is only
+ * the type's due: esbuild is a dependency of this package, so the local build always runs, and a
+ * failed build fails the synth with esbuild's errors.
+ */
+function consumerCode(build: ConsumerBuild): lambda.Code {
+  return lambda.Code.fromAsset(path.dirname(build.entry), {
+    assetHash: build.bundling?.assetHash,
+    assetHashType: build.bundling?.assetHash === undefined ? AssetHashType.OUTPUT : AssetHashType.CUSTOM,
+    bundling: {
+      image: build.runtime.bundlingImage,
+      local: {
+        tryBundle: (outputDir) => {
+          buildConsumer(build, outputDir);
+          return true;
+        },
+      },
+    },
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { DEFAULTS } from '../contract/defaults';
-import { PROCESSOR_MODULE_ALIAS } from './consumer-function';
+import { bundlingProblems } from './consumer-bundling';
 import { sourceQueueProblems } from './source-queue-limits';
 
 /** Properties of {@link PoisonQuarantine}. */
@@ -212,11 +212,14 @@ export interface PoisonQuarantineProps {
 
   /**
    * esbuild options for bundling your module with the consumer, merged over the construct's own
-   * (minified, source maps without sources, the SDK's ES modules first, nothing external). Two of
-   * them the consumer needs, and a value that changes them fails at synth: `keepNames` (error
-   * signatures, which group quarantine records, name functions) and the `--alias` of
-   * `pq-user-processor` (it points the consumer at `processorEntry`; `externalModules` may not
-   * name it either).
+   * (minified, source maps without sources, the SDK's ES modules first, nothing external). The
+   * consumer is built by esbuild's API on this machine as split ES modules (its rare AWS clients
+   * load on first use), so a value it cannot honour fails at synth, naming the option: `format`
+   * other than ESM, `esbuildArgs` other than `--alias:<module>`, and the options for Docker, a
+   * package install or build commands (`nodeModules`, `commandHooks`, `dockerImage`, ...). Two
+   * values the consumer needs may not change: `keepNames` (error signatures, which group
+   * quarantine records, name functions) and the `--alias` of `pq-user-processor` (it points the
+   * consumer at `processorEntry`; `externalModules` may not name it either).
    * @default - the construct's options
    */
   readonly bundling?: nodejs.BundlingOptions;
@@ -382,19 +385,6 @@ function functionProblems(props: PoisonQuarantineProps): string[] {
   }
   if (props.layers !== undefined && props.layers.length > MAX_LAYERS)
     errors.push(`layers: a function takes at most ${MAX_LAYERS} (given ${props.layers.length})`);
-  const bundling = props.bundling ?? {};
-  if (bundling.keepNames === false)
-    errors.push(
-      'bundling.keepNames must stay true: error signatures, which group quarantine records, name functions (given false)',
-    );
-  const alias = `--alias:${PROCESSOR_MODULE_ALIAS}`;
-  if (bundling.esbuildArgs?.[alias] !== undefined)
-    errors.push(
-      `bundling.esbuildArgs must not set ${alias}: it points the consumer at processorEntry (given "${bundling.esbuildArgs[alias]}")`,
-    );
-  if (bundling.externalModules?.includes(PROCESSOR_MODULE_ALIAS))
-    errors.push(
-      `bundling.externalModules must not name ${PROCESSOR_MODULE_ALIAS}: processorEntry is bundled in (given ${JSON.stringify(bundling.externalModules)})`,
-    );
+  errors.push(...bundlingProblems(props.bundling ?? {}));
   return errors;
 }

@@ -10,6 +10,7 @@ import { UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { ENV } from '../contract/env';
 import { type AwsClients, createClients } from '../lambdas/adapters/clients';
 import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../lambdas/demo/worker';
+import { CONSUMER_ENTRY_FILE } from '../lib/consumer-bundling';
 import { DEMO_PROCESSOR_ENTRY, type DemoStackProps } from '../lib/demo-stack';
 import { deployCdkOut, type LocalFunction, type LocalStack } from '../tools/local-aws/deploy';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../tools/local-aws/moto';
@@ -116,7 +117,10 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
       region: aws.region,
       fifo: env(ENV.fifo) === 'true',
       runtime: consumer.runtime,
-      handler: faults?.handler ?? { file: path.join(consumer.assetPath, 'index.js'), exportName: 'handler' },
+      handler: faults?.handler ?? {
+        file: path.join(consumer.assetPath, CONSUMER_ENTRY_FILE),
+        exportName: 'handler',
+      },
       environment: {
         ...consumer.environment,
         [ENV.endpoint]: aws.endpoint,

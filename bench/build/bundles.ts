@@ -1,18 +1,19 @@
 /**
- * Builds every handler the bench times with the esbuild options the construct's NodejsFunction
- * passes (lib/consumer-function.ts `bundling`, as aws-cdk-lib turns it into esbuild arguments):
- * one CommonJS file, platform node, target from the runtime (NODEJS_LATEST), minified with names
- * kept, ES modules first, a source map without sources, nothing external (the SDK is bundled).
- * Same options for all, so only the code differs. They are restated here because the construct
- * does not export them: a change there must be made here too.
+ * Builds every handler the bench times. The consumer is built exactly as the construct builds it
+ * (lib/consumer-bundling.ts: split ES modules, its rare clients loaded on first use). The
+ * reference and the bare handler are built as a NodejsFunction with the same options would build
+ * them: one CommonJS file, platform node, target from the runtime (NODEJS_LATEST), minified with
+ * names kept, ES modules first, a source map without sources, nothing external (the SDK is
+ * bundled); that is what their users deploy.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build } from 'esbuild';
-import { PROCESSOR_MODULE_ALIAS } from '../../lib/consumer-function';
+import { buildConsumer, CONSUMER_ENTRY_FILE } from '../../lib/consumer-bundling';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BENCH = path.join(ROOT, 'bench');
@@ -29,7 +30,7 @@ function runtimeTarget(): string {
   return `node${match[1]}`;
 }
 
-async function bundle(entry: string, outfile: string, alias: Record<string, string> = {}): Promise<string> {
+async function bundle(entry: string, outfile: string): Promise<string> {
   await build({
     entryPoints: [entry],
     outfile,
@@ -42,7 +43,6 @@ async function bundle(entry: string, outfile: string, alias: Record<string, stri
     mainFields: ['module', 'main'],
     sourcemap: true,
     sourcesContent: false,
-    alias,
     logLevel: 'error',
   });
   return outfile;
@@ -64,10 +64,17 @@ export interface BuiltBundles {
 export async function buildBundles(): Promise<BuiltBundles> {
   ensureReferenceInstalled();
   const out = mkdtempSync(path.join(tmpdir(), 'pq-bench-'));
-  const [poisonQuarantine, powertools, bare] = await Promise.all([
-    bundle(path.join(ROOT, 'lambdas', 'handlers', 'consumer.ts'), path.join(out, 'pq', 'index.js'), {
-      [PROCESSOR_MODULE_ALIAS]: path.join(BENCH, 'handlers', 'parse-body.ts'),
-    }),
+  buildConsumer(
+    {
+      entry: path.join(ROOT, 'lambdas', 'handlers', 'consumer.ts'),
+      processorEntry: path.join(BENCH, 'handlers', 'parse-body.ts'),
+      runtime: Runtime.NODEJS_LATEST,
+      bundling: { logLevel: LogLevel.ERROR },
+    },
+    path.join(out, 'pq'),
+  );
+  const poisonQuarantine = path.join(out, 'pq', CONSUMER_ENTRY_FILE);
+  const [powertools, bare] = await Promise.all([
     bundle(path.join(REFERENCE, 'handler.ts'), path.join(out, 'powertools', 'index.js')),
     bundle(path.join(BENCH, 'handlers', 'bare.ts'), path.join(out, 'bare', 'index.js')),
   ]);

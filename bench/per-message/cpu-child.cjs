@@ -52,7 +52,8 @@ async function run(handler, count) {
 }
 
 async function main() {
-  const { handler } = require(bundle);
+  // As Lambda loads a handler: import(), whether the bundle is CommonJS or ES modules.
+  const { handler } = await import(require('node:url').pathToFileURL(bundle).href);
   await run(handler, warmup);
   stdoutBytes = 0;
   const before = process.cpuUsage();

@@ -6,12 +6,8 @@ import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { STSClient } from '@aws-sdk/client-sts';
-import {
-  type ClientOptions,
-  type ConsumerClients,
-  clientConfig,
-  createConsumerClients,
-} from './consumer-clients';
+import { type ClientOptions, clientConfig } from './client-config';
+import { type ConsumerClients, createConsumerClients } from './consumer-clients';
 
 export interface AwsClients extends ConsumerClients {
   readonly sns: SNSClient;

@@ -1,21 +1,17 @@
 /**
- * The AWS SDK v3 clients the consumer calls, and no others: the consumer's bundle starts from
- * this module, so clients only the CLI, the local AWS or the tests use (clients.ts) stay out of
- * it. `endpoint` points them at the embedded local AWS or LocalStack; without it the SDK's own
- * resolution applies (AWS_ENDPOINT_URL included).
+ * The AWS SDK v3 clients the consumer calls, and no others, made at once for the CLI, the local
+ * AWS and the tests (clients.ts). The consumer itself makes each where it is needed: the DynamoDB
+ * client at its cold start, the others with the rare path that uses them (connect-*.ts).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { SQSClient } from '@aws-sdk/client-sqs';
-
-export interface ClientOptions {
-  readonly region?: string;
-  readonly endpoint?: string;
-  /** A profile of the shared AWS config and credentials files (the operator's `pq --profile`). */
-  readonly profile?: string;
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
-}
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ClientOptions } from './client-config';
+import { dynamodbClient } from './dynamodb-client';
+import { s3Client } from './s3-client';
+import { sfnClient } from './sfn-client';
+import { sqsClient } from './sqs-client';
 
 export interface ConsumerClients {
   readonly dynamodb: DynamoDBClient;
@@ -24,23 +20,11 @@ export interface ConsumerClients {
   readonly sfn: SFNClient;
 }
 
-/** The configuration every client shares: only what was given, so the SDK resolves the rest. */
-export function clientConfig(options: ClientOptions): ClientOptions {
-  return {
-    ...(options.region ? { region: options.region } : {}),
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.profile ? { profile: options.profile } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-  };
-}
-
 export function createConsumerClients(options: ClientOptions = {}): ConsumerClients {
-  const common = clientConfig(options);
   return {
-    dynamodb: new DynamoDBClient(common),
-    // Path-style addressing: local endpoints have no per-bucket DNS names.
-    s3: new S3Client({ ...common, forcePathStyle: Boolean(options.endpoint) }),
-    sqs: new SQSClient(common),
-    sfn: new SFNClient(common),
+    dynamodb: dynamodbClient(options),
+    s3: s3Client(options),
+    sqs: sqsClient(options),
+    sfn: sfnClient(options),
   };
 }

@@ -5,21 +5,27 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRIC_SERVICE } from '../../contract/metrics';
 import { AttemptLedger } from '../adapters/attempt-ledger';
-import { type ClientOptions, createConsumerClients } from '../adapters/consumer-clients';
+import type { ClientOptions } from '../adapters/client-config';
 import { ControlState } from '../adapters/control-state';
-import { Operations } from '../adapters/operations';
-import { QuarantineWriter } from '../adapters/quarantine-writer';
-import { SourceQueue } from '../adapters/source-queue';
-import { type Environment, parseConfig } from '../core/config';
-import type { ConsumerPorts } from '../ports/consumer-ports';
+import { dynamodbClient } from '../adapters/dynamodb-client';
+import { type ConsumerConfig, type Environment, parseConfig } from '../core/config';
+import type {
+  ConsumerPorts,
+  OperationsPort,
+  QuarantineStorePort,
+  SourceQueuePort,
+} from '../ports/consumer-ports';
+import { OperationsUnavailableError, QuarantineWriteError, SourceQueueError } from '../ports/errors';
 import { handleBatch } from './batch';
 import { CallMeter } from './call-meter';
 import { ControlCache } from './control-cache';
 import { countedPorts } from './counting';
 import type { ConsumerDeps } from './deps';
+import { lazyPort, type PortMethods } from './lazy-port';
 import { EmfMetrics, loggingFailures } from './metrics';
 import { ShareWindow } from './share-window';
 import type { ProcessorModule } from './types';
@@ -44,24 +50,15 @@ export interface ConsumerOptions {
 export function createConsumer(options: ConsumerOptions): SqsHandler {
   // Throws a ConfigError naming every bad variable: a cold start with bad config must fail.
   const config = parseConfig(options.env);
-  const clients = createConsumerClients(options.clientOptions);
+  const clientOptions = options.clientOptions ?? {};
   const meter = new CallMeter();
-  meter.attach('dynamodb', clients.dynamodb);
-  meter.attach('s3', clients.s3);
-  meter.attach('sqs', clients.sqs);
-  meter.attach('sfn', clients.sfn);
+  const dynamodb = dynamodbClient(clientOptions);
+  meter.attach('dynamodb', dynamodb);
   const functionName = options.env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
   const adapters: ConsumerPorts = {
-    ledger: new AttemptLedger(clients.dynamodb, config.attemptsTable),
-    control: new ControlState(clients.dynamodb, config.controlTable, config.policy),
-    quarantine: new QuarantineWriter(
-      clients.s3,
-      clients.dynamodb,
-      config.quarantineBucket,
-      config.quarantineTable,
-    ),
-    operations: new Operations(clients.sfn, config.stateMachines),
-    queue: new SourceQueue(clients.sqs, config.sourceQueueUrl),
+    ledger: new AttemptLedger(dynamodb, config.attemptsTable),
+    control: new ControlState(dynamodb, config.controlTable, config.policy),
+    ...rarePorts(config, clientOptions, dynamodb, meter),
   };
   const logger = options.logger ?? new Logger({ serviceName: METRIC_SERVICE });
   const handle = consumerHandler({
@@ -83,6 +80,60 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
     // Every line of this invocation names its request, and the first one's the cold start.
     logger.addContext(context);
     return handle(event, context);
+  };
+}
+
+const QUARANTINE_STORE_METHODS: PortMethods<QuarantineStorePort> = {
+  putContent: true,
+  putRecord: true,
+  openRecordsAtLeast: true,
+};
+const OPERATIONS_METHODS: PortMethods<OperationsPort> = { startOutcomeUnknown: true, startPause: true };
+const SOURCE_QUEUE_METHODS: PortMethods<SourceQueuePort> = { delay: true, acknowledge: true };
+
+/**
+ * The ports no healthy message calls, each made with its client on its first call: their SDK
+ * clients are most of what a cold start would otherwise load (issue 24). Each `import()` is a
+ * chunk of the bundle of its own; a failed load is the port's own failure to reach its service.
+ */
+function rarePorts(
+  config: ConsumerConfig,
+  clientOptions: ClientOptions,
+  dynamodb: DynamoDBClient,
+  meter: CallMeter,
+): Pick<ConsumerPorts, 'quarantine' | 'operations' | 'queue'> {
+  return {
+    quarantine: lazyPort(
+      QUARANTINE_STORE_METHODS,
+      async () => {
+        const { connectQuarantine } = await import('../adapters/connect-quarantine');
+        const place = { bucket: config.quarantineBucket, table: config.quarantineTable };
+        const { client, adapter } = connectQuarantine(clientOptions, dynamodb, place);
+        meter.attach('s3', client);
+        return adapter;
+      },
+      (cause) => new QuarantineWriteError('the quarantine adapter could not be loaded', { cause }),
+    ),
+    operations: lazyPort(
+      OPERATIONS_METHODS,
+      async () => {
+        const { connectOperations } = await import('../adapters/connect-operations');
+        const { client, adapter } = connectOperations(clientOptions, config.stateMachines);
+        meter.attach('sfn', client);
+        return adapter;
+      },
+      (cause) => new OperationsUnavailableError('the state machines adapter could not be loaded', { cause }),
+    ),
+    queue: lazyPort(
+      SOURCE_QUEUE_METHODS,
+      async () => {
+        const { connectSourceQueue } = await import('../adapters/connect-source-queue');
+        const { client, adapter } = connectSourceQueue(clientOptions, config.sourceQueueUrl);
+        meter.attach('sqs', client);
+        return adapter;
+      },
+      (cause) => new SourceQueueError('the source queue adapter could not be loaded', { cause }),
+    ),
   };
 }
 

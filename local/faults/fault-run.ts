@@ -2,15 +2,15 @@
  * The parent's side of a local run with faults: the run directory every execution environment
  * shares (shared-plan.ts), the consumer bundled with faults, and how often each fault fired.
  *
- * The consumer with faults is bundled as the deployed one is (lib/consumer-function.ts: esbuild,
- * the user's processor under the same alias, source maps), so the runner loads it the same way,
- * as plain JavaScript under plain node; only its entry differs (consumer-with-faults.ts).
+ * The consumer with faults is bundled as the deployed one is (lib/consumer-bundling.ts: split ES
+ * modules, the user's processor under the same alias, source maps), so the runner loads it the
+ * same way; only its entry differs (consumer-with-faults.ts), and it is not minified.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { PROCESSOR_MODULE_ALIAS } from '../../lib/consumer-function';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { buildConsumer, CONSUMER_ENTRY_FILE } from '../../lib/consumer-bundling';
 import type { HandlerRef } from '../../tools/local-aws/runner';
 import { FAULT_PLAN_ENV, type FaultSpec, firings, writeFaultPlan } from './shared-plan';
 
@@ -39,20 +39,13 @@ export async function prepareFaultRun(
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
     writeFaultPlan(dir, faults);
-    const file = join(dir, 'consumer', 'index.js');
-    await build({
-      entryPoints: [ENTRY],
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: `node${process.versions.node.split('.')[0]}`,
-      sourcemap: true,
-      alias: { [PROCESSOR_MODULE_ALIAS]: processorEntry },
-      logLevel: 'error',
-    });
+    const outdir = join(dir, 'consumer');
+    buildConsumer(
+      { entry: ENTRY, processorEntry, runtime: Runtime.NODEJS_LATEST, bundling: { minify: false } },
+      outdir,
+    );
     return {
-      handler: { file, exportName: 'handler' },
+      handler: { file: join(outdir, CONSUMER_ENTRY_FILE), exportName: 'handler' },
       environment: { [FAULT_PLAN_ENV]: dir },
       fired: () => {
         const counts = firings(dir, faults);

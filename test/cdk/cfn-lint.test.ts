@@ -44,7 +44,9 @@ describe('the synthesized demo template, linted', () => {
 
   it("CDK's built-in CloudFormation validation reports nothing, not even a warning", () => {
     // Act
-    const report: ValidationReport = JSON.parse(readFileSync(path.join(outdir, 'validation-report.json'), 'utf8'));
+    const report: ValidationReport = JSON.parse(
+      readFileSync(path.join(outdir, 'validation-report.json'), 'utf8'),
+    );
     // Assess: a clean template gets no plugin report at all; a finding, even a warning, gets one.
     expect(report.pluginReports.flatMap((plugin) => plugin.violations)).toEqual([]);
   });

@@ -1,22 +1,65 @@
 /**
- * The consumer's bundle stays lean (issue 9, part 3): its code and its deployed archive at most
- * 700 KiB, a source map without the sources, and no AWS client the consumer never calls.
+ * The consumer's bundle stays lean (issue 9, part 3; issue 24): split ES modules whose cold start
+ * loads at most 380 KiB with the DynamoDB client alone, at most 700 KiB deployed, a source map
+ * without the sources, and no AWS client the consumer never calls.
  */
+
 import * as path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { buildSync, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { PROCESSOR_MODULE_ALIAS } from '../../lib/consumer-function';
-import { CONSUMER_BUNDLE_LIMIT_BYTES, consumerAssetFiles, FIXTURE_PROCESSOR, pipelineStack } from './synth';
+import { CONSUMER_ENTRY_FILE, consumerBuildOptions } from '../../lib/consumer-bundling';
+import {
+  CONSUMER_BUNDLE_LIMIT_BYTES,
+  CONSUMER_INIT_LIMIT_BYTES,
+  consumerAssetFiles,
+  consumerInitFiles,
+  FIXTURE_PROCESSOR,
+  pipelineStack,
+} from './synth';
+
+const HANDLER = path.join(__dirname, '..', '..', 'lambdas', 'handlers', 'consumer.ts');
+
+/** The AWS SDK clients whose code is among these outputs of a build. */
+function clientsIn(metafile: Metafile, outputs: readonly string[]): string[] {
+  const clients = outputs
+    .flatMap((output) => Object.keys(metafile.outputs[output]?.inputs ?? {}))
+    .map((input) => input.match(/node_modules\/@aws-sdk\/(client-[^/]+)\//)?.[1])
+    .filter((client) => client !== undefined);
+  return [...new Set(clients)].sort();
+}
+
+/** An output and every output it imports statically: what loading it loads. */
+function staticClosure(metafile: Metafile, output: string, seen: string[] = []): string[] {
+  if (seen.includes(output)) return seen;
+  seen.push(output);
+  for (const imported of metafile.outputs[output]?.imports ?? [])
+    if (imported.kind === 'import-statement' && !imported.external)
+      staticClosure(metafile, imported.path, seen);
+  return seen;
+}
 
 describe('the consumer bundle', () => {
   const { app, stack } = pipelineStack({}, undefined, { bundle: true });
   const assembly = app.synth();
   const files = consumerAssetFiles(assembly.directory, assembly.getStackByName(stack.stackName).template);
+  const code = [...files].filter(([name]) => name.endsWith('.mjs'));
 
-  it('holds the code Lambda loads in at most 700 KiB', () => {
-    expect([...files.keys()].sort()).toEqual(['index.js', 'index.js.map']);
-    expect(files.get('index.js')?.length).toBeLessThanOrEqual(CONSUMER_BUNDLE_LIMIT_BYTES);
+  it('holds an entry Lambda finds for index.handler, its chunks beside it, each with its map', () => {
+    expect(files.has(CONSUMER_ENTRY_FILE)).toBe(true);
+    expect(code.length).toBeGreaterThan(1);
+    expect([...files.keys()].filter((name) => !name.endsWith('.mjs') && !name.endsWith('.mjs.map'))).toEqual(
+      [],
+    );
+    expect(code.map(([name]) => files.has(`${name}.map`))).not.toContain(false);
+  });
+
+  it('loads at most 380 KiB at a cold start: the entry and the chunks it imports statically', () => {
+    const init = consumerInitFiles(files);
+    const bytes = init.reduce((sum, name) => sum + (files.get(name)?.length ?? 0), 0);
+    expect(init.length).toBeLessThan(code.length);
+    expect(bytes).toBeLessThanOrEqual(CONSUMER_INIT_LIMIT_BYTES);
   });
 
   it('deploys in at most 700 KiB: every file deflated, as the uploaded zip holds it', () => {
@@ -25,36 +68,48 @@ describe('the consumer bundle', () => {
   });
 
   it('keeps a source map for the stack heads, without a copy of the sources', () => {
-    const map = JSON.parse(files.get('index.js.map')?.toString() ?? '{}');
+    const map = JSON.parse(files.get(`${CONSUMER_ENTRY_FILE}.map`)?.toString() ?? '{}');
     expect(
       map.sources.filter((source: string) => source.endsWith('lambdas/handlers/consumer.ts')),
     ).toHaveLength(1);
     expect(map.sourcesContent).toBeUndefined();
   });
+});
 
-  it('imports no AWS client the consumer never calls', async () => {
-    // Prepare: the modules the handler reaches, as esbuild resolves them for the bundle.
-    const { metafile } = await build({
-      entryPoints: [path.join(__dirname, '..', '..', 'lambdas', 'handlers', 'consumer.ts')],
-      bundle: true,
-      platform: 'node',
-      write: false,
-      metafile: true,
-      mainFields: ['module', 'main'],
-      alias: { [PROCESSOR_MODULE_ALIAS]: FIXTURE_PROCESSOR },
-      logLevel: 'error',
-    });
-    // Assess
-    const clients = Object.keys(metafile.inputs)
-      .map((input) => input.match(/node_modules\/@aws-sdk\/(client-[^/]+)\//)?.[1])
-      .filter((client) => client !== undefined);
-    expect([...new Set(clients)].sort()).toEqual([
+describe('the AWS clients in the consumer bundle', () => {
+  // Prepare: the construct's own build, with esbuild's account of which input went where.
+  const build = { entry: HANDLER, processorEntry: FIXTURE_PROCESSOR, runtime: Runtime.NODEJS_LATEST };
+  const { metafile } = buildSync({ ...consumerBuildOptions(build, '/bundle'), write: false, metafile: true });
+  const outputs = Object.keys(metafile.outputs).filter((output) => output.endsWith('.mjs'));
+  const entry = outputs.find((output) => path.basename(output) === CONSUMER_ENTRY_FILE) ?? '';
+
+  it('holds no AWS client the consumer never calls', () => {
+    expect(clientsIn(metafile, outputs)).toEqual([
       'client-dynamodb',
       'client-s3',
       'client-sfn',
       'client-sqs',
     ]);
   });
+
+  it('loads only the DynamoDB client at a cold start', () => {
+    expect(clientsIn(metafile, staticClosure(metafile, entry))).toEqual(['client-dynamodb']);
+  });
+
+  it.each([
+    ['connect-quarantine', 'client-s3'],
+    ['connect-operations', 'client-sfn'],
+    ['connect-source-queue', 'client-sqs'],
+  ])(
+    'given the first call of a rare port, then its chunk %s loads the %s client and no other rare one',
+    (chunk, client) => {
+      const lazy = outputs.find((output) => path.basename(output).startsWith(`${chunk}-`)) ?? '';
+      const atStart = staticClosure(metafile, entry);
+      const loaded = staticClosure(metafile, lazy).filter((output) => !atStart.includes(output));
+      // The DynamoDB client is loaded already; a rare path may add commands of its own (the quarantine's transaction).
+      expect(clientsIn(metafile, loaded).filter((name) => name !== 'client-dynamodb')).toEqual([client]);
+    },
+  );
 });
 
 describe("the consumer bundle with the user's bundling options", () => {
@@ -65,19 +120,18 @@ describe("the consumer bundle with the user's bundling options", () => {
     { bundle: true },
   );
   const assembly = app.synth();
-  const code =
-    consumerAssetFiles(assembly.directory, assembly.getStackByName(stack.stackName).template)
-      .get('index.js')
-      ?.toString() ?? '';
+  const files = consumerAssetFiles(assembly.directory, assembly.getStackByName(stack.stackName).template);
+  const entry = files.get(CONSUMER_ENTRY_FILE)?.toString() ?? '';
+  const all = [...files].filter(([name]) => name.endsWith('.mjs')).map(([, file]) => file.toString());
 
   it('given a banner and no minification, then the bundle has both', () => {
-    expect(code.startsWith('/* built by the user */')).toBe(true);
-    expect(code.split('\n').length).toBeGreaterThan(1000);
+    expect(entry.startsWith('/* built by the user */')).toBe(true);
+    expect(all.join('\n').split('\n').length).toBeGreaterThan(1000);
   });
 
   it('given options of the user, then what the consumer needs stays: names kept, the processor bundled in', () => {
     // esbuild's keepNames helper; and without the alias the bundle would not resolve the processor.
-    expect(code).toContain('__name(');
-    expect(code).not.toMatch(/require\(["']pq-user-processor["']\)/);
+    expect(all.join('\n')).toContain('__name(');
+    expect(all.join('\n')).not.toMatch(/(?:require\(|from ?)["']pq-user-processor["']/);
   });
 });

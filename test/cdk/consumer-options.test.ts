@@ -2,12 +2,15 @@
  * What users set on their own functions, passed through to the consumer: VPC and security groups,
  * layers, tracing. Bundling options are tested where the bundle is built (consumer-bundle.test.ts).
  */
+import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
+import { consumerBuildOptions } from '../../lib/consumer-bundling';
 import { PoisonQuarantine, type PoisonQuarantineProps } from '../../lib/poison-quarantine';
 import { actionsOf, FIXTURE_PROCESSOR, pipelineStack, statementsOfRole, templateApp } from './synth';
 
@@ -171,5 +174,48 @@ describe('validation of the function options', () => {
     ],
   ])('refuses bundling options that change what the consumer needs: %o', (props, message) => {
     expect(() => pipelineStack(props)).toThrow(message);
+  });
+
+  it.each<[Partial<PoisonQuarantineProps>, RegExp]>([
+    [
+      { bundling: { format: nodejs.OutputFormat.CJS } },
+      /bundling.format must be esm: the consumer is split ES modules, its rare clients loaded on first use \(given cjs\)/,
+    ],
+    [
+      { bundling: { esbuildArgs: { '--log-limit': '0', '--alias:lodash': 'lodash-es' } } },
+      /bundling.esbuildArgs takes only --alias:<module> here: the consumer is built with esbuild's API, as split ES modules \(given --log-limit\)/,
+    ],
+    [
+      { bundling: { nodeModules: ['sharp'], forceDockerBundling: true } },
+      /bundling.nodeModules, bundling.forceDockerBundling: not supported, the consumer is bundled on this machine by esbuild's API, without Docker or a package install \(given them\)/,
+    ],
+    [
+      {
+        bundling: {
+          commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: () => [] },
+        },
+      },
+      /bundling.commandHooks: not supported, .* \(given it\)/,
+    ],
+  ])('refuses bundling options the consumer cannot be built with, naming them: %o', (props, message) => {
+    expect(() => pipelineStack(props)).toThrow(message);
+  });
+
+  it("accepts an alias of the user's own, and the consumer's build takes it", () => {
+    // Prepare
+    const bundling = { esbuildArgs: { '--alias:lodash': 'lodash-es' } };
+    // Act
+    const options = consumerBuildOptions(
+      {
+        entry: 'consumer.ts',
+        processorEntry: 'processor.ts',
+        runtime: lambda.Runtime.NODEJS_LATEST,
+        bundling,
+      },
+      '/out',
+    );
+    // Assess
+    expect(() => pipelineStack({ bundling })).not.toThrow();
+    expect(options.alias).toEqual({ lodash: 'lodash-es', 'pq-user-processor': path.resolve('processor.ts') });
   });
 });

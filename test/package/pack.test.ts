@@ -10,7 +10,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSUMER_BUNDLE_LIMIT_BYTES, consumerAssetFiles } from '../cdk/synth';
+import {
+  CONSUMER_BUNDLE_LIMIT_BYTES,
+  CONSUMER_INIT_LIMIT_BYTES,
+  consumerAssetFiles,
+  consumerInitFiles,
+} from '../cdk/synth';
 
 const root = path.join(__dirname, '..', '..');
 const repoModule = (name: string) => path.join(root, 'node_modules', name);
@@ -110,8 +115,10 @@ describe('the packed package, installed in a fresh CDK app', () => {
     run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/pq-app.ts'], app, { CDK_OUTDIR: cdkOut });
 
     const files = consumerAssetFiles(cdkOut, readJson(path.join(cdkOut, 'PqAppStack.template.json')));
-    const code = files.get('index.js') ?? Buffer.alloc(0);
-    expect(code.toString()).toContain('orders-worker: the body is not JSON');
-    expect(code.length).toBeLessThanOrEqual(CONSUMER_BUNDLE_LIMIT_BYTES);
+    const init = consumerInitFiles(files).map((name) => files.get(name) ?? Buffer.alloc(0));
+    const code = [...files].filter(([name]) => name.endsWith('.mjs')).map(([, file]) => file);
+    expect(init.map(String).join('\n')).toContain('orders-worker: the body is not JSON');
+    expect(init.reduce((sum, file) => sum + file.length, 0)).toBeLessThanOrEqual(CONSUMER_INIT_LIMIT_BYTES);
+    expect(code.reduce((sum, file) => sum + file.length, 0)).toBeLessThanOrEqual(CONSUMER_BUNDLE_LIMIT_BYTES);
   }, 60_000);
 });

@@ -56,6 +56,15 @@ describe('a quarantined message, as an operator reads it', () => {
     });
   });
 
+  it("names where it failed in the source, through the bundle's source map, and groups by that place", async () => {
+    // The consumer runs as deployed: split ES modules with --enable-source-maps (issue 24).
+    const [frame] = (record.lastError?.stackHead ?? '').split('\n');
+    expect(frame).toMatch(/^at \S+ \(\/.*\/lambdas\/demo\/worker\.ts:\d+:\d+\)$/);
+    expect(record.errorSignature).toBe(
+      `permanent | PermanentError | ${frame?.replace(/:\d+:\d+\)$/, ')')} | demo: permanent failure of Q#`,
+    );
+  });
+
   it('gives back the body byte for byte, non-ASCII text and odd whitespace included', async () => {
     const body = await test.probe.quarantine.readBody(record.id);
     expect(body.equals(Buffer.from(BODY, 'utf8'))).toBe(true);
