@@ -73,7 +73,9 @@ export class ConsumerFunction extends lambda.Function {
       logGroup,
       role,
       loggingFormat: lambda.LoggingFormat.JSON,
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      // No --enable-source-maps: the consumer maps its own stack traces, on the first failure
+      // (lambdas/consumer/source-mapped-stacks.ts), where the flag costs every cold start.
+      environment: { ...props.environment },
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
       securityGroups: props.securityGroups,

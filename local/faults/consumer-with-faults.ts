@@ -9,9 +9,11 @@ import * as processor from 'pq-user-processor';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
 import { createConsumer, type SqsHandler } from '../../lambdas/consumer/create-consumer';
+import { installSourceMappedStacks } from '../../lambdas/consumer/source-mapped-stacks';
 import { withFaults } from '../../sim/faults/inject';
 import { FAULT_PLAN_ENV, SharedFaultPlan } from './shared-plan';
 
+installSourceMappedStacks();
 const planDir = process.env[FAULT_PLAN_ENV];
 if (!planDir) throw new Error(`${FAULT_PLAN_ENV} is not set: the runner names the fault plan's directory`);
 const plan = new SharedFaultPlan(planDir);

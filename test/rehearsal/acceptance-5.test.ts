@@ -57,7 +57,7 @@ describe('a quarantined message, as an operator reads it', () => {
   });
 
   it("names where it failed in the source, through the bundle's source map, and groups by that place", async () => {
-    // The consumer runs as deployed: split ES modules with --enable-source-maps (issue 24).
+    // The consumer runs as deployed: split ES modules mapping their own stack traces (issue 24).
     const [frame] = (record.lastError?.stackHead ?? '').split('\n');
     expect(frame).toMatch(/^at \S+ \(\/.*\/lambdas\/demo\/worker\.ts:\d+:\d+\)$/);
     expect(record.errorSignature).toBe(
