@@ -53,7 +53,7 @@ export function consumerBuildOptions(build: ConsumerBuild, outdir: string): Buil
     // ('module' before 'main') so that esbuild drops the parts the consumer never calls.
     minify: user.minify ?? true,
     mainFields: user.mainFields ?? ['module', 'main'],
-    // The map turns the evidence's stack heads back into file:line (lambdas/consumer/source-mapped-stacks.ts);
+    // The map turns the evidence's stack heads back into file:line (lambdas/handlers/source-mapped-stacks.ts);
     // it needs no copy of the sources, which would nearly treble its size.
     sourcemap: sourceMap(user),
     sourcesContent: user.sourcesContent ?? false,

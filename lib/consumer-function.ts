@@ -74,7 +74,7 @@ export class ConsumerFunction extends lambda.Function {
       role,
       loggingFormat: lambda.LoggingFormat.JSON,
       // No --enable-source-maps: the consumer maps its own stack traces, on the first failure
-      // (lambdas/consumer/source-mapped-stacks.ts), where the flag costs every cold start.
+      // (lambdas/handlers/source-mapped-stacks.ts), where the flag costs every cold start.
       environment: { ...props.environment },
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,

@@ -5,7 +5,7 @@
 import * as processor from 'pq-user-processor';
 import { ENV } from '../../contract/env';
 import { createConsumer } from '../consumer/create-consumer';
-import { installSourceMappedStacks } from '../consumer/source-mapped-stacks';
+import { installSourceMappedStacks } from './source-mapped-stacks';
 
 // Stack traces through the bundle's maps, read on the first failure, not at every cold start.
 installSourceMappedStacks();

@@ -9,7 +9,7 @@ import * as processor from 'pq-user-processor';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
 import { createConsumer, type SqsHandler } from '../../lambdas/consumer/create-consumer';
-import { installSourceMappedStacks } from '../../lambdas/consumer/source-mapped-stacks';
+import { installSourceMappedStacks } from '../../lambdas/handlers/source-mapped-stacks';
 import { withFaults } from '../../sim/faults/inject';
 import { FAULT_PLAN_ENV, SharedFaultPlan } from './shared-plan';
 

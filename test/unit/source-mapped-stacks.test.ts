@@ -1,5 +1,5 @@
 /**
- * consumer/source-mapped-stacks.ts: without `--enable-source-maps` (its cost falls on every cold
+ * handlers/source-mapped-stacks.ts: without `--enable-source-maps` (its cost falls on every cold
  * start), the consumer's stack traces are still mapped through the bundle's source maps, and
  * written byte for byte as Node writes them with the flag: the evidence's stack heads and the
  * signatures that group quarantine records must not change (issue 24, item 3).

@@ -6,7 +6,8 @@
  *
  * The frames are written exactly as Node's own source-mapped stack traces write them (Node's
  * lib/internal/source_map/prepare_stack_trace.js, serializeJSStackFrame), so the evidence's stack
- * heads and the signatures that group quarantine records do not change with the switch.
+ * heads and the signatures that group quarantine records do not change with the switch. It sits
+ * with the handlers, which install it: a setting of the Node process, not of the consumer.
  */
 import { readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload, type SourceMapping } from 'node:module';
