@@ -91,6 +91,13 @@ const QUARANTINE_STORE_METHODS: PortMethods<QuarantineStorePort> = {
 const OPERATIONS_METHODS: PortMethods<OperationsPort> = { startOutcomeUnknown: true, startPause: true };
 const SOURCE_QUEUE_METHODS: PortMethods<SourceQueuePort> = { delay: true, acknowledge: true };
 
+type MeteredService = Parameters<CallMeter['attach']>[0];
+/** What a connect-*.ts module makes: a client, to count its calls, and the adapter over it. */
+interface Connected<A> {
+  readonly client: Parameters<CallMeter['attach']>[1];
+  readonly adapter: A;
+}
+
 /**
  * The ports no healthy message calls, each made with its client on its first call: their SDK
  * clients are most of what a cold start would otherwise load (issue 24). Each `import()` is a
@@ -102,36 +109,45 @@ function rarePorts(
   dynamodb: DynamoDBClient,
   meter: CallMeter,
 ): Pick<ConsumerPorts, 'quarantine' | 'operations' | 'queue'> {
+  // Each client's calls are counted from its first, as the DynamoDB client's are.
+  const metered = async <A>(service: MeteredService, connecting: Promise<Connected<A>>): Promise<A> => {
+    const { client, adapter } = await connecting;
+    meter.attach(service, client);
+    return adapter;
+  };
+  const place = { bucket: config.quarantineBucket, table: config.quarantineTable };
   return {
     quarantine: lazyPort(
       QUARANTINE_STORE_METHODS,
-      async () => {
-        const { connectQuarantine } = await import('../adapters/connect-quarantine');
-        const place = { bucket: config.quarantineBucket, table: config.quarantineTable };
-        const { client, adapter } = connectQuarantine(clientOptions, dynamodb, place);
-        meter.attach('s3', client);
-        return adapter;
-      },
+      () =>
+        metered(
+          's3',
+          import('../adapters/connect-quarantine').then((m) =>
+            m.connectQuarantine(clientOptions, dynamodb, place),
+          ),
+        ),
       (cause) => new QuarantineWriteError('the quarantine adapter could not be loaded', { cause }),
     ),
     operations: lazyPort(
       OPERATIONS_METHODS,
-      async () => {
-        const { connectOperations } = await import('../adapters/connect-operations');
-        const { client, adapter } = connectOperations(clientOptions, config.stateMachines);
-        meter.attach('sfn', client);
-        return adapter;
-      },
+      () =>
+        metered(
+          'sfn',
+          import('../adapters/connect-operations').then((m) =>
+            m.connectOperations(clientOptions, config.stateMachines),
+          ),
+        ),
       (cause) => new OperationsUnavailableError('the state machines adapter could not be loaded', { cause }),
     ),
     queue: lazyPort(
       SOURCE_QUEUE_METHODS,
-      async () => {
-        const { connectSourceQueue } = await import('../adapters/connect-source-queue');
-        const { client, adapter } = connectSourceQueue(clientOptions, config.sourceQueueUrl);
-        meter.attach('sqs', client);
-        return adapter;
-      },
+      () =>
+        metered(
+          'sqs',
+          import('../adapters/connect-source-queue').then((m) =>
+            m.connectSourceQueue(clientOptions, config.sourceQueueUrl),
+          ),
+        ),
       (cause) => new SourceQueueError('the source queue adapter could not be loaded', { cause }),
     ),
   };

@@ -8,8 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { buildSync } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CONSUMER_ENTRY_FILE, consumerBuildOptions } from '../../lib/consumer-bundling';
 import { PROJECT_NODE } from '../../tools/local-aws/ensure-venv.mjs';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'stacks');
@@ -17,24 +20,19 @@ const PRINT = path.join(FIXTURES, 'print-stacks.mjs');
 const out = mkdtempSync(path.join(tmpdir(), 'pq-stacks-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** The fixture bundled as the consumer is: split ES modules, minified with names kept, a map per file. */
-function bundle(name: string, sourcemap: 'linked' | 'inline'): string {
+/** The fixture bundled exactly as the construct bundles the consumer (lib/consumer-bundling.ts). */
+function bundle(name: string, sourceMapMode: nodejs.SourceMapMode): string {
   const outdir = path.join(out, name);
-  buildSync({
-    entryPoints: { entry: path.join(FIXTURES, 'entry.ts') },
-    outdir,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    splitting: true,
-    outExtension: { '.js': '.mjs' },
-    minify: true,
-    keepNames: true,
-    sourcemap,
-    sourcesContent: false,
-    logLevel: 'error',
-  });
-  return path.join(outdir, 'entry.mjs');
+  // The fixture imports no processing module: the alias the build sets has nothing to point at.
+  const build = {
+    entry: path.join(FIXTURES, 'entry.ts'),
+    processorEntry: PRINT,
+    runtime: Runtime.NODEJS_LATEST,
+  };
+  buildSync(
+    consumerBuildOptions({ ...build, bundling: { sourceMapMode, logLevel: nodejs.LogLevel.ERROR } }, outdir),
+  );
+  return path.join(outdir, CONSUMER_ENTRY_FILE);
 }
 
 /** Every case's stack, printed by a fresh Node process. */
@@ -55,11 +53,11 @@ describe.each([
   ['the Lambda runtime’s Node.js', PROJECT_NODE],
   ['the Node.js running the tests', process.execPath],
 ])('stack traces on %s', (_label, node) => {
-  it.each(['linked', 'inline'] as const)(
+  it.each([nodejs.SourceMapMode.DEFAULT, nodejs.SourceMapMode.INLINE])(
     'given a bundle with %s source maps, then every stack reads as --enable-source-maps writes it',
-    (sourcemap) => {
+    (sourceMapMode) => {
       // Prepare
-      const entry = bundle(`${path.basename(node)}-${sourcemap}`, sourcemap);
+      const entry = bundle(`${path.basename(node)}-${sourceMapMode}`, sourceMapMode);
       // Act
       const flagged = stacks(node, entry, '--enable-source-maps');
       const hooked = stacks(node, entry, 'hook');
@@ -80,11 +78,11 @@ describe.each([
 
   it('given neither, then the frames name the bundle: the comparison above is not of two unmapped stacks', () => {
     // Prepare
-    const entry = bundle(`${path.basename(node)}-plain`, 'linked');
+    const entry = bundle(`${path.basename(node)}-plain`, nodejs.SourceMapMode.DEFAULT);
     // Act
     const plain = stacks(node, entry, 'neither');
     // Assess
-    expect(plain.nested).toContain('entry.mjs');
+    expect(plain.nested).toContain(CONSUMER_ENTRY_FILE);
     expect(plain.nested).not.toContain(`${FIXTURES}/orders.ts`);
   });
 });
