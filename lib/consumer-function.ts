@@ -75,7 +75,7 @@ export class ConsumerFunction extends lambda.Function {
       loggingFormat: lambda.LoggingFormat.JSON,
       // No --enable-source-maps: the consumer maps its own stack traces, on the first failure
       // (lambdas/handlers/source-mapped-stacks.ts), where the flag costs every cold start.
-      environment: { ...props.environment },
+      environment: props.environment,
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
       securityGroups: props.securityGroups,

@@ -1,10 +1,14 @@
 /**
  * The consumer's bundle stays lean (issue 9, part 3; issue 24): split ES modules whose cold start
  * loads at most 380 KiB with the DynamoDB client alone, at most 700 KiB deployed, a source map
- * without the sources, and no AWS client the consumer never calls.
+ * without the sources, no AWS client the consumer never calls, and the CommonJS dependencies a
+ * processing module brings still run.
  */
-
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { EOL, tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type Metafile } from 'esbuild';
@@ -110,6 +114,29 @@ describe('the AWS clients in the consumer bundle', () => {
       expect(clientsIn(metafile, loaded).filter((name) => name !== 'client-dynamodb')).toEqual([client]);
     },
   );
+});
+
+describe('a dependency of CommonJS in the consumer bundle', () => {
+  it('given one that requires a Node.js built-in, then the ES module bundle runs it: the bundle makes its own require', () => {
+    // Prepare: built with the consumer's options into a temporary folder.
+    const outdir = mkdtempSync(path.join(tmpdir(), 'pq-commonjs-'));
+    const entry = path.join(__dirname, 'fixtures', 'commonjs-dependency', 'entry.ts');
+    try {
+      buildSync(
+        consumerBuildOptions({ entry, processorEntry: entry, runtime: Runtime.NODEJS_LATEST }, outdir),
+      );
+      // Act: loaded as Lambda loads a handler, with import().
+      const script = `import(${JSON.stringify(pathToFileURL(path.join(outdir, CONSUMER_ENTRY_FILE)).href)}).then(async (m) => process.stdout.write(await m.handler()))`;
+      // An ES module script: a CommonJS one (plain -e) would lend the bundle a global require.
+      const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+      });
+      // Assess
+      expect(output).toBe(JSON.stringify(EOL));
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the consumer bundle with the user's bundling options", () => {

@@ -2,7 +2,8 @@
  * consumer/create-consumer.ts: the rare ports (quarantine, operations, source queue) are made on
  * their first call (issue 24). When the module that makes one cannot be loaded, the call fails
  * with that port's own error, as an unreachable service would, naming what failed; it is never a
- * bare import error the consumer would not know how to treat.
+ * bare import error the consumer would not know how to treat. Once made, its client's calls are
+ * counted like the DynamoDB client's (call-meter.ts).
  */
 import { describe, expect, it, vi } from 'vitest';
 import { createConsumer } from '../../lambdas/consumer/create-consumer';
@@ -14,18 +15,35 @@ import {
 } from '../../lambdas/ports/errors';
 import { worldEnvironment } from '../../sim/world/world';
 
-const missing = (chunk: string) => () => {
-  throw new Error(`${chunk} is missing from the bundle`);
-};
+/** How the mocked connect-* modules behave: fail to load, or make a fake client and adapter. */
+const connect = vi.hoisted(() => {
+  const state = {
+    missing: true,
+    /** Each client made, by module, with the names of the steps added to its middleware stack. */
+    steps: new Map<string, string[]>(),
+  };
+  const module = (chunk: string) => () => {
+    if (state.missing) throw new Error(`${chunk} is missing from the bundle`);
+    const steps: string[] = [];
+    state.steps.set(chunk, steps);
+    const client = {
+      middlewareStack: { add: (_step: unknown, options: { name: string }) => steps.push(options.name) },
+    };
+    const answer = async () => 'answered';
+    const adapter = { openRecordsAtLeast: answer, startOutcomeUnknown: answer, delay: answer };
+    return { client, adapter };
+  };
+  return { state, module };
+});
 
 vi.mock('../../lambdas/adapters/connect-quarantine', () => ({
-  connectQuarantine: missing('connect-quarantine'),
+  connectQuarantine: connect.module('connect-quarantine'),
 }));
 vi.mock('../../lambdas/adapters/connect-operations', () => ({
-  connectOperations: missing('connect-operations'),
+  connectOperations: connect.module('connect-operations'),
 }));
 vi.mock('../../lambdas/adapters/connect-source-queue', () => ({
-  connectSourceQueue: missing('connect-source-queue'),
+  connectSourceQueue: connect.module('connect-source-queue'),
 }));
 
 /** The ports a cold start made, as the fault injector's hook sees them; nothing is called yet. */
@@ -78,6 +96,31 @@ describe('a rare port whose module cannot be loaded', () => {
       // Assess
       expect(failure).toBeInstanceOf(errorClass);
       expect(failure).toMatchObject({ message, cause: { message: cause } });
+    },
+  );
+});
+
+describe('a rare port once loaded', () => {
+  it.each([
+    ['connect-quarantine', (ports: ConsumerPorts) => ports.quarantine.openRecordsAtLeast(10)],
+    [
+      'connect-operations',
+      (ports: ConsumerPorts) =>
+        ports.operations.startOutcomeUnknown({ quarantineId: 'q-1', messageKey: 'k-1' }),
+    ],
+    ['connect-source-queue', (ports: ConsumerPorts) => ports.queue.delay('receipt-1', 5)],
+  ] as const)(
+    'given the first call through %s, then its client carries the call meter, as the DynamoDB client does',
+    async (chunk, call) => {
+      // Prepare
+      connect.state.missing = false;
+      connect.state.steps.clear();
+      const ports = portsOfColdStart();
+      // Act
+      const answer = await call(ports);
+      // Assess: the client's calls count toward each record's (CallMeter), once.
+      expect(answer).toBe('answered');
+      expect(connect.state.steps.get(chunk)).toEqual(['poisonQuarantineCallMeter']);
     },
   );
 });
