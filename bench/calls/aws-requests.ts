@@ -38,7 +38,8 @@ export const AWS_REQUESTS: Readonly<Record<FaultPoint, readonly AwsRequest[]>> =
   // One page of the byEnv index (a dead environment had at most a batch in flight).
   'ledger.inFlightKeysOf': [query],
   // ControlState.
-  'control.snapshot': [dynamodb('BatchGetItem')],
+  // Breaker, isolation trial and replay freeze: three items, a read unit each.
+  'control.snapshot': [{ ...dynamodb('BatchGetItem'), units: 3 }],
   'control.recordFailureEvent': [put],
   // One page of the failure window.
   'control.failuresSince': [query],

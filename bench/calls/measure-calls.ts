@@ -3,10 +3,12 @@
  * (`consumerHandler`) over the in-memory world: every call it makes through a port becomes the
  * requests its adapter would send (aws-requests.ts), counted by the consumer's own CallMeter.
  *
- * Left out: the control snapshot (one BatchGetItem per execution environment per control-cache
- * period, shared by every message of that period, not a cost of one message).
+ * Left out: the control snapshot a batch starts from (one BatchGetItem per execution environment
+ * per control-cache period, shared by every message of that period, not a cost of one message).
+ * Counted: the fresh one a failure reads before its event (outage-watch.ts), its message's own.
  */
 import { type CallCounts, CallMeter, isDynamodbRead } from '../../lambdas/consumer/call-meter';
+import type { FaultPoint } from '../../sim/faults/fault-points';
 import { drive } from '../../sim/world/drive';
 import { OutsideSystem, scriptedProcessor } from '../../sim/world/scripted-processor';
 import { World } from '../../sim/world/world';
@@ -15,6 +17,11 @@ import { type MessagePath, PATH_NAMES, PATHS, type PathName } from './paths';
 
 const SERVICES: readonly Service[] = ['dynamodb', 's3', 'sqs', 'sfn'];
 const MESSAGE_ID = 'bench-message';
+/** What follows a failure's fresh read: its event, or (the breaker found open) the window. */
+const FAILURE_WINDOW_POINTS: ReadonlySet<FaultPoint> = new Set([
+  'control.recordFailureEvent',
+  'control.failuresSince',
+]);
 
 type MeterStep = (
   next: () => Promise<unknown>,
@@ -44,6 +51,8 @@ export async function measurePath(name: string, path: MessagePath): Promise<Path
   const feed = meterFeed(meter);
   const units: DynamodbUnits = { write: 0, read: 0 };
   let measuring = false;
+  /** A snapshot was read and not yet told apart: the next call says whose it was. */
+  let snapshotHeld = false;
   const count = (request: AwsRequest) => {
     feed(request);
     if (measuring && request.service === 'dynamodb') {
@@ -54,7 +63,15 @@ export async function measurePath(name: string, path: MessagePath): Promise<Path
   const world: World = new World({
     random: () => 0.5,
     faultFor: (call) => {
-      if (call.point !== 'control.snapshot') for (const request of AWS_REQUESTS[call.point]) count(request);
+      if (call.point === 'control.snapshot') {
+        snapshotHeld = true;
+        return undefined;
+      }
+      if (snapshotHeld && FAILURE_WINDOW_POINTS.has(call.point)) {
+        for (const request of AWS_REQUESTS['control.snapshot']) count(request);
+      }
+      snapshotHeld = false;
+      for (const request of AWS_REQUESTS[call.point]) count(request);
       return undefined;
     },
     processorFor: (env) =>

@@ -4,12 +4,20 @@
  */
 export const PARTITION_LIMITS = { writeUnitsPerSecond: 1_000, readUnitsPerSecond: 3_000 } as const;
 
+/**
+ * The share of a partition's limits a hot item may use at the modelled peak (issue 24): the rest
+ * is headroom for a burst beyond the model, for keys that share the item's partition, and for
+ * DynamoDB's own adaptive capacity to act before anything is throttled.
+ */
+export const HEADROOM_PERCENT = 50;
+
 export type HotItem = 'breaker' | 'isolation' | 'failureWindow' | 'openRecordsCounter';
 
 export interface ItemPeak {
   readonly peakWritesPerSecond: number;
   readonly peakReadsPerSecond: number;
-  readonly overLimit: boolean;
+  /** The busier of the two, as a percentage of its limit (rounded up). */
+  readonly percentOfLimits: number;
 }
 
 export class ItemLoad {
@@ -33,9 +41,13 @@ export class ItemLoad {
         {
           peakWritesPerSecond: Math.ceil(peakWritesPerSecond),
           peakReadsPerSecond: Math.ceil(peakReadsPerSecond),
-          overLimit:
-            peakWritesPerSecond > PARTITION_LIMITS.writeUnitsPerSecond ||
-            peakReadsPerSecond > PARTITION_LIMITS.readUnitsPerSecond,
+          percentOfLimits: Math.ceil(
+            100 *
+              Math.max(
+                peakWritesPerSecond / PARTITION_LIMITS.writeUnitsPerSecond,
+                peakReadsPerSecond / PARTITION_LIMITS.readUnitsPerSecond,
+              ),
+          ),
         },
       ];
     });

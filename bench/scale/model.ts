@@ -7,9 +7,10 @@
  * - every environment reads breaker and isolation once per cache period, and sooner while it
  *   sees the breaker not closed, as the consumer's ControlCache decides (`holdingBreaker`
  *   decides whether the batch is refused);
- * - a transient failure writes one event into the `failure` partition and queries the window
- *   newest first, a page at a time until enough distinct keys, then may trip the breaker (one
- *   conditional write on it, winner or not);
+ * - a transient failure first reads the control items fresh (kept in the cache): when the breaker
+ *   is open already it only queries the window; else it writes one event into the `failure`
+ *   partition, queries the window newest first, a page at a time until enough distinct keys, then
+ *   may trip the breaker (one conditional write on it, winner or not);
  * - during an isolation trial every message that passes counts the trial down (one conditional
  *   write on the isolation item, counted or not);
  * - a quarantine reads rule 11a's open-record counter (one strongly consistent GetItem), then
@@ -125,7 +126,7 @@ class ScaleModel {
     for (let index = 0; index < this.scenario.batchSize; index++) {
       this.messagesSeen += 1;
       if (this.outsideSystemDown()) {
-        if (this.failTransiently(environment)) return;
+        if (await this.failTransiently(environment)) return;
       } else if (this.messagesSeen % this.scenario.poisonOneIn === 0) {
         this.quarantine();
       }
@@ -133,20 +134,37 @@ class ScaleModel {
     }
   }
 
-  /** Rule 7: the event, the window query, the verdict; true when this batch paused. */
-  private failTransiently(environment: Environment): boolean {
+  /**
+   * Rule 7, as outage-watch.ts: a fresh read of the control items (kept in the cache); if the
+   * breaker is open already, the window query alone, with the event in hand; else the event,
+   * the window query and, on a trip verdict, one conditional write on the breaker (winner or
+   * not). True when this batch paused.
+   */
+  private async failTransiently(environment: Environment): Promise<boolean> {
+    const event = { key: `event-${this.messagesSeen}`, at: this.now };
+    const { breaker } = await environment.cache.refresh();
+    if (breaker?.state === 'open') {
+      this.readWindow();
+      return evaluateOutage([...this.latestEvents, event], this.now, this.policy).trip;
+    }
     this.load.write('failureWindow', this.now);
-    this.addFailureEvent();
-    // Newest first, a page at a time until enough distinct keys: every event here has its own
-    // key, so the first page settles it.
-    const pageBytes =
-      Math.min(this.eventsInWindow(), FAILURE_EVENTS_PER_PAGE) * this.scenario.failureEventBytes;
-    this.load.read('failureWindow', this.now, Math.max(1, Math.ceil(pageBytes / READ_UNIT_BYTES)));
+    this.addFailureEvent(event);
+    this.readWindow();
     if (!evaluateOutage(this.latestEvents, this.now, this.policy).trip) return false;
     this.load.write('breaker', this.now);
     if (this.breaker?.state !== 'open') this.trip();
-    environment.cache.invalidate();
+    environment.cache.invalidateUnlessOpen();
     return true;
+  }
+
+  /**
+   * Newest first, a page at a time until enough distinct keys: every event here has its own
+   * key, so the first page settles it.
+   */
+  private readWindow(): void {
+    const pageBytes =
+      Math.min(this.eventsInWindow(), FAILURE_EVENTS_PER_PAGE) * this.scenario.failureEventBytes;
+    this.load.read('failureWindow', this.now, Math.max(1, Math.ceil(pageBytes / READ_UNIT_BYTES)));
   }
 
   private trip(): void {
@@ -193,11 +211,11 @@ class ScaleModel {
     this.trial = afterCompletedMessage(this.trial);
   }
 
-  private addFailureEvent(): void {
+  private addFailureEvent(event: FailureEvent): void {
     const last = this.windowSteps[this.windowSteps.length - 1];
     if (last?.[0] === this.now) last[1] += 1;
     else this.windowSteps.push([this.now, 1]);
-    this.latestEvents.push({ key: `event-${this.messagesSeen}`, at: this.now });
+    this.latestEvents.push(event);
     this.latestEvents = this.latestEvents.slice(-this.policy.outageFailureThreshold);
   }
 

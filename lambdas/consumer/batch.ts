@@ -121,10 +121,12 @@ function openBatch(
     halfOpen: breaker?.state === BREAKER_STATE.halfOpen,
     isolationActive: () => isolationActive,
     paused: () => paused !== undefined,
+    controlNow: () => state.cache.refresh(),
     pause: (why) => {
       // A stop outranks an outage: nothing may come back before a person has looked.
       paused = paused === 'stop' ? 'stop' : why;
-      state.cache.invalidate();
+      if (why === 'stop') state.cache.invalidate();
+      else state.cache.invalidateUnlessOpen();
     },
     isolationStarted: () => {
       concurrency = 1;

@@ -4,6 +4,7 @@
  * (`controlMaxAgeMs`).
  */
 
+import { BREAKER_STATE } from '../../contract/control';
 import { controlMaxAgeMs } from '../core/breaker';
 import type { ControlPort } from '../ports/consumer-ports';
 import type { ControlSnapshot } from '../ports/control';
@@ -24,6 +25,12 @@ export class ControlCache {
     if (cached && at - cached.at < controlMaxAgeMs(cached.snapshot.breaker, at, this.ttlMs)) {
       return cached.snapshot;
     }
+    return this.refresh();
+  }
+
+  /** A read now, kept: a failure asks whether another environment paused consumption since. */
+  async refresh(): Promise<ControlSnapshot> {
+    const at = this.now().getTime();
     this.cached = { at, snapshot: await this.control.snapshot() };
     return this.cached.snapshot;
   }
@@ -31,5 +38,14 @@ export class ControlCache {
   /** Forget the snapshot after this environment changed the state itself. */
   invalidate(): void {
     this.cached = undefined;
+  }
+
+  /**
+   * After an outage pause: an outage only trips a closed breaker, so a snapshot that shows it
+   * open is still what the table holds, and the next batch need not read it again (at 1,000
+   * environments that second read would be one per failing environment, docs/scale.md).
+   */
+  invalidateUnlessOpen(): void {
+    if (this.cached?.snapshot.breaker?.state !== BREAKER_STATE.open) this.invalidate();
   }
 }

@@ -37,10 +37,10 @@ export interface JudgedFailure {
 /** Reports a failure event; this session stops starting records when it paused consumption. */
 export async function reportOutage(
   deps: ConsumerDeps,
-  session: Pick<RecordSession, 'unrecorded' | 'pause'>,
+  session: Pick<RecordSession, 'unrecorded' | 'controlNow' | 'pause'>,
   event: FailureEvent,
 ): Promise<boolean> {
-  const paused = await reportFailureEvent(deps, session.unrecorded, event);
+  const paused = await reportFailureEvent(deps, session, event);
   if (paused) session.pause('outage');
   return paused;
 }
@@ -55,7 +55,7 @@ export async function handBackForOutage(
   record: SQSRecord,
   failure: JudgedFailure,
 ): Promise<RecordOutcome | undefined> {
-  const paused = await reportFailureEvent(deps, session.unrecorded, failure.event);
+  const paused = await reportFailureEvent(deps, session, failure.event);
   const probeFailed = session.probing && !isPoisonSuspect(failure.item, failure.errorClass);
   if (probeFailed) await deps.control.recordProbe(probeFailureKind(failure.item));
   if (!paused && !(probeFailed && failure.failedProbeHandsBack)) return undefined;

@@ -5,36 +5,43 @@
  * breaker epoch so a retry cannot start a second pause. Rule 11 stops use the same path with
  * `stop`: no automatic resume.
  */
-import type { PauseReason } from '../../contract/control';
+import { BREAKER_STATE, type PauseReason } from '../../contract/control';
 import { pauseWaitsForOperator } from '../core/breaker';
-import { evaluateOutage } from '../core/outage';
+import { evaluateOutage, type FailureEvent } from '../core/outage';
 import type { ConsumerDeps } from './deps';
+import type { RecordSession } from './record-outcome';
 import type { UnrecordedFailures } from './unrecorded-failures';
 
-/** Records one failure event; returns true when consumption is (now) paused. */
+/**
+ * Records one failure event and judges the window; returns true when consumption is (now)
+ * paused. A breaker another environment opened since this batch read it is not written to
+ * again, nor is the event: it would change nothing the table says, and at 1,000 environments
+ * those writes fill a partition (docs/scale.md). The verdict is the same either way: the event
+ * in hand counts as if read back.
+ */
 export async function reportFailureEvent(
   deps: ConsumerDeps,
-  unrecorded: UnrecordedFailures,
+  session: Pick<RecordSession, 'unrecorded' | 'controlNow'>,
   event: { readonly key: string; readonly kind: 'transient' | 'crash' },
 ): Promise<boolean> {
   const now = deps.now();
-  const { policy } = deps.config;
+  if (await foundOpen(session)) {
+    return (await judgeWindow(deps, session.unrecorded, now, [{ key: event.key, at: now.getTime() }])).trip;
+  }
   try {
     await deps.control.recordFailureEvent({
       key: event.key,
       kind: event.kind,
       at: now,
       eventId: deps.newId(),
-      expiresAt: Math.floor(now.getTime() / 1000) + policy.outageWindowSeconds * 10,
+      expiresAt: Math.floor(now.getTime() / 1000) + deps.config.policy.outageWindowSeconds * 10,
     });
   } catch (error) {
     // Still evidence: the next event this environment judges counts it. The record goes back.
-    unrecorded.remember({ key: event.key, at: now.getTime() });
+    session.unrecorded.remember({ key: event.key, at: now.getTime() });
     throw error;
   }
-  const since = now.getTime() - policy.outageWindowSeconds * 1000;
-  const recorded = await deps.control.failuresSince(new Date(since), policy.outageFailureThreshold);
-  const verdict = evaluateOutage([...recorded, ...unrecorded.since(since)], now.getTime(), policy);
+  const verdict = await judgeWindow(deps, session.unrecorded, now, []);
   if (!verdict.trip) return false;
   deps.logger.warn('outage suspected: pausing consumption', {
     event: 'outage-detected',
@@ -42,6 +49,28 @@ export async function reportFailureEvent(
   });
   await pauseConsumption(deps, 'outage');
   return true;
+}
+
+/**
+ * Whether a fresh read shows the breaker open. A failed read says nothing: the event is then
+ * written and the breaker tripped as if closed, the conditional write deciding as ever.
+ */
+async function foundOpen(session: Pick<RecordSession, 'controlNow'>): Promise<boolean> {
+  const snapshot = await session.controlNow().catch(() => undefined);
+  return snapshot?.breaker?.state === BREAKER_STATE.open;
+}
+
+/** Rule 7's verdict over the window as recorded, this environment's unrecorded events and `inHand`. */
+async function judgeWindow(
+  deps: ConsumerDeps,
+  unrecorded: UnrecordedFailures,
+  now: Date,
+  inHand: readonly FailureEvent[],
+) {
+  const { policy } = deps.config;
+  const since = now.getTime() - policy.outageWindowSeconds * 1000;
+  const recorded = await deps.control.failuresSince(new Date(since), policy.outageFailureThreshold);
+  return evaluateOutage([...recorded, ...unrecorded.since(since), ...inHand], now.getTime(), policy);
 }
 
 /** Trips the breaker and, if this call won, starts the pause execution. */

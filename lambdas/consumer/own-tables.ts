@@ -46,7 +46,7 @@ export async function returnedOnError(
  */
 export async function reportOwnTablesDown(
   deps: ConsumerDeps,
-  session: Pick<RecordSession, 'halfOpen' | 'pause' | 'unrecorded'>,
+  session: Pick<RecordSession, 'halfOpen' | 'pause' | 'unrecorded' | 'controlNow'>,
   key: string,
   error: unknown,
 ): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * What one record's life ends in, and what it shares with the rest of its batch.
  */
+import type { ControlSnapshot } from '../ports/control';
 import type { ShareWindow } from './share-window';
 import type { UnrecordedFailures } from './unrecorded-failures';
 
@@ -25,6 +26,11 @@ export interface RecordSession {
   readonly isolationActive: () => boolean;
   /** Consumption paused during this batch: no further record may start. */
   readonly paused: () => boolean;
+  /**
+   * The control items read now, and kept as this environment's snapshot: before a failure event
+   * is written, whether another environment paused consumption since the batch began.
+   */
+  readonly controlNow: () => Promise<ControlSnapshot>;
   /** This environment paused consumption: for an outage (rule 7) or a stop (rule 11). */
   readonly pause: (why: 'outage' | 'stop') => void;
   /** Rule 6 started here: the rest of this batch runs one record at a time. */

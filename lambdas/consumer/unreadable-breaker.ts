@@ -33,7 +33,7 @@ export async function holdWhileUnreadable(
   const held = records.filter((record) => !onLastReceive(deps, record));
   const wait = unreadableHoldSeconds(deps.config.breakerTimings);
   await Promise.all(held.map((record) => returnAfter(deps, record, wait)));
-  const session = stoppedSession(memory);
+  const session = stoppedSession(deps, memory);
   const handedBack = [...held];
   for (const record of records.filter((candidate) => onLastReceive(deps, candidate))) {
     const outcome = await returnedOnError(deps, session, record, () =>
@@ -45,10 +45,11 @@ export async function holdWhileUnreadable(
 }
 
 /** Nothing runs in this batch: no probe, no trial, and a stop changes nothing. */
-function stoppedSession({ shares, unrecorded }: EnvironmentMemory): RecordSession {
+function stoppedSession(deps: ConsumerDeps, { shares, unrecorded }: EnvironmentMemory): RecordSession {
   return {
     shares,
     unrecorded,
+    controlNow: () => deps.control.snapshot(),
     probing: false,
     halfOpen: false,
     isolationActive: () => false,

@@ -48,4 +48,36 @@ describe('control reads while the breaker is not closed', () => {
     // Assess
     expect(reads.mock.calls.length).toBeGreaterThanOrEqual(3);
   });
+
+  it('given a breaker tripped elsewhere since this environment cached it closed, when its batches fail 100 ms apart, then it writes no failure event and no trip, and reads once a second (issue 24)', async () => {
+    // Prepare: the environment caches the breaker closed; then another one trips it.
+    const transient = [{ do: 'throw', error: 'transient' }] as const;
+    const { world } = testWorld({ scripts: { M: [transient] } });
+    const env = world.environment();
+    world.queue.send({ messageId: 'id-first', body: 'ok' });
+    await world.deliver(env, 1);
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    // Two other keys failed: this environment's first failure makes three, an outage.
+    for (const key of ['k-a', 'k-b']) {
+      const at = world.clock.date();
+      await world.control.recordFailureEvent({ key, kind: 'transient', at, eventId: key, expiresAt: 0 });
+    }
+    for (let index = 1; index <= 20; index++) world.queue.send({ messageId: `id-${index}`, body: 'M' });
+    const reads = vi.spyOn(world.control, 'snapshot');
+    const events = vi.spyOn(world.control, 'recordFailureEvent');
+    const trips = vi.spyOn(world.control, 'tripBreaker');
+
+    // Act: 15 batches in 1.5 s; the first runs its record on the cached (closed) breaker.
+    for (let batch = 0; batch < 15; batch++) {
+      await world.deliver(env, 1);
+      world.clock.advance(100);
+    }
+
+    // Assess: the failure's fresh read found it open, paused, and kept the snapshot: the next
+    // read is at 1 s, not on the next batch.
+    expect(events).not.toHaveBeenCalled();
+    expect(trips).not.toHaveBeenCalled();
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(world.queue.messages.size).toBe(20);
+  });
 });

@@ -7,6 +7,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
 import { pauseConsumption, reportFailureEvent } from '../../lambdas/consumer/outage-watch';
 import { UnrecordedFailures } from '../../lambdas/consumer/unrecorded-failures';
+import type { BreakerRecord } from '../../lambdas/core/breaker';
+import { NO_TRIAL } from '../../lambdas/core/isolation';
 import { defaultPolicy } from '../../lambdas/core/types';
 
 const NOW = new Date('2026-12-02T10:00:00Z');
@@ -48,10 +50,25 @@ function fakes(
   return { deps, logs, control, operations };
 }
 
+/** What a batch lends the report: its unrecorded events and a fresh read of the breaker. */
+function session(breaker?: BreakerRecord) {
+  const controlNow = vi.fn(async () => ({ breaker, isolation: NO_TRIAL, replayFrozen: false }));
+  return { unrecorded: new UnrecordedFailures(), controlNow };
+}
+
+const OPEN: BreakerRecord = {
+  state: 'open',
+  reason: 'outage',
+  epoch: 3,
+  openedAt: NOW.getTime() - 1000,
+  cooldownSeconds: 30,
+  stop: false,
+};
+
 describe('reportFailureEvent', () => {
   it('given an event, then it is written to expire ten windows after now', async () => {
     const { deps, control } = fakes();
-    await reportFailureEvent(deps, new UnrecordedFailures(), { key: 'msg:a', kind: 'transient' });
+    await reportFailureEvent(deps, session(), { key: 'msg:a', kind: 'transient' });
     expect(control.recordFailureEvent).toHaveBeenCalledWith({
       key: 'msg:a',
       kind: 'transient',
@@ -69,9 +86,7 @@ describe('reportFailureEvent', () => {
         { key: 'msg:b', at },
       ],
     });
-    await expect(
-      reportFailureEvent(deps, new UnrecordedFailures(), { key: 'msg:b', kind: 'crash' }),
-    ).resolves.toBe(true);
+    await expect(reportFailureEvent(deps, session(), { key: 'msg:b', kind: 'crash' })).resolves.toBe(true);
     expect(logs[0]).toEqual([
       'warn',
       'outage suspected: pausing consumption',
@@ -80,11 +95,66 @@ describe('reportFailureEvent', () => {
     expect(control.tripBreaker).toHaveBeenCalledWith({ reason: 'outage', now: NOW, stop: false });
   });
 
+  it('given the breaker found open by a fresh read, then no event and no trip are written, and the verdict still counts the event (issue 24)', async () => {
+    // Prepare: another environment tripped it since this one cached it closed.
+    const { deps, control } = fakes({ recorded: [{ key: 'msg:a', at: NOW.getTime() - 1000 }] });
+    const found = session(OPEN);
+
+    // Act
+    const paused = await reportFailureEvent(deps, found, { key: 'msg:b', kind: 'transient' });
+
+    // Assess: msg:a recorded and msg:b in hand make two keys, the threshold here.
+    expect(paused).toBe(true);
+    expect(found.controlNow).toHaveBeenCalledTimes(1);
+    expect(control.recordFailureEvent).not.toHaveBeenCalled();
+    expect(control.tripBreaker).not.toHaveBeenCalled();
+  });
+
+  it('given the breaker found open and one key in the window, then no outage: the failure is judged as before', async () => {
+    const { deps, control } = fakes({ recorded: [] });
+    await expect(reportFailureEvent(deps, session(OPEN), { key: 'msg:b', kind: 'crash' })).resolves.toBe(
+      false,
+    );
+    expect(control.recordFailureEvent).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    [
+      'half-open: the probe is judged on the window',
+      { ...OPEN, state: 'half-open', probeSuccesses: 0, probeFailures: 0, probeRepeatFailures: 0 },
+    ],
+    ['closed', { state: 'closed', epoch: 3, cooldownSeconds: 30, stop: false }],
+    ['absent', undefined],
+  ] as [string, BreakerRecord | undefined][])(
+    'given the breaker found %s, then the event is written',
+    async (_, breaker) => {
+      const { deps, control } = fakes();
+      await reportFailureEvent(deps, session(breaker), { key: 'msg:a', kind: 'transient' });
+      expect(control.recordFailureEvent).toHaveBeenCalledTimes(1);
+    },
+  );
+
+  it('given the fresh read fails, then the event is written and judged as before: the read only saves writes', async () => {
+    // Prepare: the fake's window holds both keys, as the table would after the write.
+    const recorded = [
+      { key: 'msg:a', at: NOW.getTime() },
+      { key: 'msg:b', at: NOW.getTime() },
+    ];
+    const { deps, control } = fakes({ recorded });
+    const unreadable = {
+      ...session(),
+      controlNow: vi.fn(async () => Promise.reject(new Error('throttled'))),
+    };
+    await expect(reportFailureEvent(deps, unreadable, { key: 'msg:b', kind: 'transient' })).resolves.toBe(
+      true,
+    );
+    expect(control.recordFailureEvent).toHaveBeenCalledTimes(1);
+    expect(control.tripBreaker).toHaveBeenCalledTimes(1);
+  });
+
   it('given one key in the window, then no outage', async () => {
     const { deps, control } = fakes({ recorded: [{ key: 'msg:a', at: NOW.getTime() }] });
-    await expect(
-      reportFailureEvent(deps, new UnrecordedFailures(), { key: 'msg:a', kind: 'crash' }),
-    ).resolves.toBe(false);
+    await expect(reportFailureEvent(deps, session(), { key: 'msg:a', kind: 'crash' })).resolves.toBe(false);
     expect(control.tripBreaker).not.toHaveBeenCalled();
   });
 });
