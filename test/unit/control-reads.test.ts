@@ -60,7 +60,7 @@ describe('control reads while the breaker is not closed', () => {
     // Two other keys failed: this environment's first failure makes three, an outage.
     for (const key of ['k-a', 'k-b']) {
       const at = world.clock.date();
-      await world.control.recordFailureEvent({ key, kind: 'transient', at, eventId: key, expiresAt: 0 });
+      await world.control.recordFailureEvent({ key, kind: 'transient', at, eventId: key });
     }
     for (let index = 1; index <= 20; index++) world.queue.send({ messageId: `id-${index}`, body: 'M' });
     const reads = vi.spyOn(world.control, 'snapshot');
@@ -79,5 +79,57 @@ describe('control reads while the breaker is not closed', () => {
     expect(trips).not.toHaveBeenCalled();
     expect(reads).toHaveBeenCalledTimes(2);
     expect(world.queue.messages.size).toBe(20);
+  });
+
+  it('given a breaker found open by a failure, when a later record of the batch stops consumption, then the next batch reads the stop at once', async () => {
+    // Prepare: T's failure reads the breaker fresh and finds it open (an outage elsewhere); P's
+    // quarantine cannot be written, a stop (rule 11).
+    const { world } = testWorld({
+      scripts: { T: [[{ do: 'throw', error: 'transient' }]], P: [[{ do: 'throw', error: 'permanent' }]] },
+      faults: [{ at: 'quarantine.putRecord', error: 'access-denied' }],
+    });
+    const env = world.environment();
+    world.queue.send({ messageId: 'id-first', body: 'ok' });
+    await world.deliver(env, 1);
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+    world.queue.send({ messageId: 'id-T', body: 'T' });
+    world.queue.send({ messageId: 'id-P', body: 'P' });
+    await world.deliver(env, 2);
+    expect(world.control.breaker?.record).toMatchObject({ reason: 'quarantine-unwritable', stop: true });
+    const reads = vi.spyOn(world.control, 'snapshot');
+
+    // Act: the next batch, within the second an open breaker may be cached.
+    world.clock.advance(100);
+    world.queue.send({ messageId: 'id-next', body: 'ok' });
+    await world.deliver(env, 1);
+
+    // Assess: the stop this environment wrote is read, not the open breaker it had cached.
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  it('given this environment tripped the breaker itself, then its next batch reads it and runs nothing', async () => {
+    // Prepare: two other keys failed; T1's failure makes three, and this environment trips.
+    const transient = [{ do: 'throw', error: 'transient' }] as const;
+    const { world } = testWorld({ scripts: { T1: [transient], T2: [transient] } });
+    const env = world.environment();
+    for (const key of ['k-a', 'k-b']) {
+      await world.control.recordFailureEvent({
+        key,
+        kind: 'transient',
+        at: world.clock.date(),
+        eventId: key,
+      });
+    }
+    world.queue.send({ messageId: 'id-T1', body: 'T1' });
+    await world.deliver(env, 1);
+    expect(world.control.breaker?.record).toMatchObject({ state: 'open', reason: 'outage' });
+
+    // Act
+    world.clock.advance(100);
+    world.queue.send({ messageId: 'id-T2', body: 'T2' });
+    await world.deliver(env, 1);
+
+    // Assess: the snapshot it read before the trip is not trusted; T2 never started.
+    expect(world.ledger.get('id-T2')).toBeUndefined();
   });
 });
