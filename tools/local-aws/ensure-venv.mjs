@@ -26,7 +26,6 @@ export const PROJECT_NODE = join(PROJECT_ROOT, '.venv', 'node', 'bin', 'node');
 
 const venv = join(PROJECT_ROOT, '.venv');
 const requirements = join(PROJECT_ROOT, 'tools', 'local-aws', 'requirements.txt');
-const stamp = join(venv, '.requirements.sha256');
 
 /** A reason the virtualenv cannot be made, for a person: printed without a stack. */
 export class VenvError extends Error {
@@ -35,35 +34,52 @@ export class VenvError extends Error {
 
 /** Installs or refreshes .venv when tools/local-aws/requirements.txt changed; throws VenvError without python3 >= 3.10. */
 export function ensureVenv() {
-  const wanted = createHash('sha256').update(readFileSync(requirements)).digest('hex');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && existsSync(PROJECT_NODE)) return;
-  const python = checkedPython(process.env.PYTHON ?? 'python3');
-  console.error(
-    `poison-quarantine: installing the local AWS into ${venv} (moto server, cfn-lint, Node.js 24) ...`,
-  );
-  const run = (cmd, args) => execFileSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (!existsSync(join(venv, 'bin', 'python'))) run(python, ['-m', 'venv', venv]);
-  run(join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
-  linkNode();
-  writeFileSync(stamp, wanted);
+  ensurePythonVenv({
+    venv,
+    requirements,
+    what: 'the local AWS (moto server, cfn-lint, Node.js 24)',
+    python: () => checkedPython(process.env.PYTHON ?? 'python3', [3, 10]),
+    ready: () => existsSync(PROJECT_NODE),
+    after: linkNode,
+  });
 }
 
-/** `python`, once it answered with a version of at least 3.10. */
-function checkedPython(python) {
+/**
+ * A virtualenv holding exactly `requirements`: does nothing when the file's hash matches the one
+ * stamped at the last install (and `ready()` holds), else creates it with `python()` and
+ * installs the file, saying so on stderr first, since an install takes minutes.
+ */
+export function ensurePythonVenv({ venv: dir, requirements: file, what, python, ready = () => true, after }) {
+  const stampFile = join(dir, '.requirements.sha256');
+  const wanted = createHash('sha256').update(readFileSync(file)).digest('hex');
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wanted && ready()) return;
+  const interpreter = python();
+  console.error(`poison-quarantine: installing ${what} into ${dir} ...`);
+  const run = (cmd, args) => execFileSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (!existsSync(join(dir, 'bin', 'python'))) run(interpreter, ['-m', 'venv', dir]);
+  run(join(dir, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', file]);
+  after?.();
+  writeFileSync(stampFile, wanted);
+}
+
+/** `python`, once it answered with a version of at least `[major, minor]`. */
+export function checkedPython(python, [wantMajor, wantMinor]) {
+  const wanted = `${wantMajor}.${wantMinor}`;
   let version;
   try {
     version = execFileSync(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], {
       encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
     }).trim();
   } catch {
     throw new VenvError(
-      `poison-quarantine: python3 (>= 3.10) is required for the local AWS and was not found (tried "${python}").`,
+      `poison-quarantine: Python >= ${wanted} is required and was not found (tried "${python}").`,
     );
   }
   const [major, minor] = version.split('.').map(Number);
-  if (major < 3 || (major === 3 && minor < 10)) {
+  if (major < wantMajor || (major === wantMajor && minor < wantMinor)) {
     throw new VenvError(
-      `poison-quarantine: python3 >= 3.10 is required for the local AWS (found ${version} at "${python}").`,
+      `poison-quarantine: Python >= ${wanted} is required (found ${version} at "${python}").`,
     );
   }
   return python;
