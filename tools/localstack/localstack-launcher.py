@@ -53,8 +53,11 @@ SqsPoller.poll_events = lambda self: None  # type: ignore[method-assign]
 
 
 def _exit_when_parent_goes() -> None:
-    # Blocks until the pipe's other end is closed: only the parent's exit closes it.
-    sys.stdin.buffer.read()
+    # Blocks until the pipe's other end is closed: only the parent's exit closes it. Raw reads of
+    # fd 0, not sys.stdin: a daemon thread holding stdin's buffer lock makes the interpreter's
+    # own exit abort ("could not acquire lock ... at interpreter shutdown").
+    while os.read(0, 65536):
+        pass
     os._exit(0)
 
 
