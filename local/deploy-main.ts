@@ -1,5 +1,5 @@
 /**
- * `npm run local:deploy [-- --keep]`: synthesizes the demo stack, deploys it into a fresh
+ * `npm run local:deploy [-- --keep] [--target moto|localstack]`: synthesizes the demo stack, deploys it into a fresh
  * embedded local AWS (moto on 127.0.0.1), starts the event-source runner, and prints what it
  * created. With --keep it stays up until Ctrl-C, printing commands to try it from another
  * terminal (they run exactly as printed) and the consumer's log lines; without, it stops
@@ -17,19 +17,29 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ENV } from '../contract/env';
 import { LOCAL_CREDENTIALS } from '../tools/local-aws/moto';
 import { DemoAssembly } from './demo-assembly';
+import { deployDemoOnLocalStack, localStackReport } from './deploy-localstack';
 import { type LocalPipeline, startLocalPipeline } from './local-pipeline';
 import { consumerLogLine, deathLine, tryOutCommands } from './try-out';
 
-const USAGE = 'usage: npm run local:deploy [-- --keep]\n';
+const USAGE =
+  'usage: npm run local:deploy [-- --keep] [--target moto|localstack]\n' +
+  '  --target moto        the embedded local AWS, the consumer run by the local event-source runner (default)\n' +
+  '  --target localstack  the embedded LocalStack: deployed by its own CloudFormation, nothing consumes yet\n';
+const TARGETS = ['moto', 'localstack'] as const;
+const STACK_NAME = 'PoisonQuarantineDemo';
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help')) {
     process.stdout.write(USAGE);
     return 0;
   }
+  const target = targetOf(argv);
+  if (target === undefined) return 2;
   const interrupt = abortOnSignals();
   const assembly = new DemoAssembly();
   try {
+    if (target === 'localstack')
+      return await onLocalStack(assembly, interrupt.signal, argv.includes('--keep'));
     const pipeline = await startLocalPipeline({ assembly, signal: interrupt.signal }).catch(
       async (error: unknown) => {
         // A start cut short by the terminal's Ctrl-C (moto or esbuild ended) may fail before this
@@ -58,6 +68,48 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   } finally {
     assembly.remove();
+  }
+}
+
+/** The --target value, moto when absent; undefined (said on stderr) for anything else. */
+function targetOf(argv: readonly string[]): (typeof TARGETS)[number] | undefined {
+  const unknown = argv.filter(
+    (arg, index) => !['--keep', '--target'].includes(arg) && argv[index - 1] !== '--target',
+  );
+  const at = argv.indexOf('--target');
+  const value = at === -1 ? 'moto' : argv[at + 1];
+  const target = TARGETS.find((candidate) => candidate === value);
+  if (unknown.length === 0 && target !== undefined) return target;
+  const problem =
+    unknown.length > 0
+      ? `unknown argument ${unknown[0]}`
+      : `--target must be moto or localstack, not ${value ?? 'nothing'}`;
+  process.stderr.write(`local:deploy: ${problem}\n${USAGE}`);
+  return undefined;
+}
+
+async function onLocalStack(assembly: DemoAssembly, signal: AbortSignal, keep: boolean): Promise<number> {
+  const deployment = await deployDemoOnLocalStack(assembly, STACK_NAME, signal).catch(
+    async (error: unknown) => {
+      await nextTurn();
+      if (signal.aborted) return undefined;
+      throw error;
+    },
+  );
+  if (deployment === undefined) {
+    process.stdout.write('Interrupted: everything started was stopped.\n');
+    return 130;
+  }
+  try {
+    process.stdout.write(localStackReport(deployment));
+    if (keep && !signal.aborted) {
+      process.stdout.write('Ctrl-C stops LocalStack and removes what it made.\n');
+      await aborted(signal);
+      process.stdout.write('\nStopping LocalStack ...\n');
+    }
+    return 0;
+  } finally {
+    await deployment.localstack.stop();
   }
 }
 

@@ -1,0 +1,65 @@
+/**
+ * `npm run local:deploy -- --target localstack` as a person runs it: the demo stack deployed by
+ * the embedded LocalStack's CloudFormation, its resources and outputs printed, and at the end
+ * nothing left running and nothing left in its temporary directory.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = join(__dirname, '..', '..');
+const tmp = mkdtempSync(join(tmpdir(), 'pq-deploy-localstack-'));
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function localDeploy(...args: string[]) {
+  return spawnSync('npm', ['run', '-s', 'local:deploy', '--', ...args], {
+    cwd: root,
+    env: { ...process.env, TMPDIR: tmp },
+    encoding: 'utf8',
+    timeout: 1_200_000,
+  });
+}
+
+/** What this project made in `dir` (pq-*), not the caches of tsx and Node.js. */
+function ours(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.startsWith('pq-'));
+}
+
+/** Processes whose working directory is inside `dir` (LocalStack runs in its own, under TMPDIR). */
+function processesIn(dir: string): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe('npm run local:deploy -- --target localstack', () => {
+  it('deploys the demo stack through LocalStack, prints it, and leaves nothing behind', () => {
+    const run = localDeploy('--target', 'localstack');
+
+    expect(run.stderr.split('\n').filter((line) => line.startsWith('local:deploy failed'))).toStrictEqual([]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^AWS::Lambda::Function\s+\S+\s+\S+\s+CREATE_COMPLETE$/m);
+    expect(run.stdout).toMatch(/^AWS::SQS::Queue\s+\S+\s+http:\/\/127\.0\.0\.1:\d+\/\S+\s+CREATE_COMPLETE$/m);
+    expect(run.stdout).not.toMatch(/CREATE_FAILED|ROLLBACK/);
+    expect(run.stdout).toMatch(/^ {2}\S*ConsumerFunctionName\S* = \S+$/m);
+    expect(processesIn(tmp)).toStrictEqual([]);
+    expect(ours(tmp)).toStrictEqual([]);
+  }, 1_200_000);
+
+  it('given a target it does not know, then a usage error naming it, and nothing started', () => {
+    const run = localDeploy('--target', 'elsewhere');
+
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('local:deploy: --target must be moto or localstack, not elsewhere');
+    expect(ours(tmp)).toStrictEqual([]);
+  });
+});
