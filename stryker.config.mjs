@@ -22,6 +22,7 @@ export default {
   cleanTempDir: 'always',
   ignorePatterns: [
     '.venv',
+    '.venv-localstack',
     'cdk.out',
     'dist',
     'bench',
