@@ -16,17 +16,16 @@ import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ENV } from '../contract/env';
 import { LOCAL_CREDENTIALS } from '../tools/local-aws/moto';
+import { LOCALSTACK_ACCOUNT } from '../tools/localstack/localstack';
 import { DemoAssembly } from './demo-assembly';
-import { deployDemoOnLocalStack, localStackReport } from './deploy-localstack';
-import { type LocalPipeline, startLocalPipeline } from './local-pipeline';
+import { LOCAL_TARGETS, type LocalPipeline, type LocalTarget, startLocalPipeline } from './local-pipeline';
 import { consumerLogLine, deathLine, tryOutCommands } from './try-out';
 
 const USAGE =
   'usage: npm run local:deploy [-- --keep] [--target moto|localstack]\n' +
   '  --target moto        the embedded local AWS, the consumer run by the local event-source runner (default)\n' +
-  '  --target localstack  the embedded LocalStack: deployed by its own CloudFormation, nothing consumes yet\n';
-const TARGETS = ['moto', 'localstack'] as const;
-const STACK_NAME = 'PoisonQuarantineDemo';
+  '  --target localstack  the embedded LocalStack: deployed by its own CloudFormation, the consumer run by\n' +
+  '                       the same runner\n';
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help')) {
@@ -38,9 +37,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const interrupt = abortOnSignals();
   const assembly = new DemoAssembly();
   try {
-    if (target === 'localstack')
-      return await onLocalStack(assembly, interrupt.signal, argv.includes('--keep'));
-    const pipeline = await startLocalPipeline({ assembly, signal: interrupt.signal }).catch(
+    const pipeline = await startLocalPipeline({ assembly, signal: interrupt.signal, target }).catch(
       async (error: unknown) => {
         // A start cut short by the terminal's Ctrl-C (moto or esbuild ended) may fail before this
         // process has handled the same signal: let it be handled first.
@@ -72,13 +69,13 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** The --target value, moto when absent; undefined (said on stderr) for anything else. */
-function targetOf(argv: readonly string[]): (typeof TARGETS)[number] | undefined {
+function targetOf(argv: readonly string[]): LocalTarget | undefined {
   const unknown = argv.filter(
     (arg, index) => !['--keep', '--target'].includes(arg) && argv[index - 1] !== '--target',
   );
   const at = argv.indexOf('--target');
   const value = at === -1 ? 'moto' : argv[at + 1];
-  const target = TARGETS.find((candidate) => candidate === value);
+  const target = LOCAL_TARGETS.find((candidate) => candidate === value);
   if (unknown.length === 0 && target !== undefined) return target;
   const problem =
     unknown.length > 0
@@ -86,31 +83,6 @@ function targetOf(argv: readonly string[]): (typeof TARGETS)[number] | undefined
       : `--target must be moto or localstack, not ${value ?? 'nothing'}`;
   process.stderr.write(`local:deploy: ${problem}\n${USAGE}`);
   return undefined;
-}
-
-async function onLocalStack(assembly: DemoAssembly, signal: AbortSignal, keep: boolean): Promise<number> {
-  const deployment = await deployDemoOnLocalStack(assembly, STACK_NAME, signal).catch(
-    async (error: unknown) => {
-      await nextTurn();
-      if (signal.aborted) return undefined;
-      throw error;
-    },
-  );
-  if (deployment === undefined) {
-    process.stdout.write('Interrupted: everything started was stopped.\n');
-    return 130;
-  }
-  try {
-    process.stdout.write(localStackReport(deployment));
-    if (keep && !signal.aborted) {
-      process.stdout.write('Ctrl-C stops LocalStack and removes what it made.\n');
-      await aborted(signal);
-      process.stdout.write('\nStopping LocalStack ...\n');
-    }
-    return 0;
-  } finally {
-    await deployment.localstack.stop();
-  }
 }
 
 /** Aborted at the first SIGINT or SIGTERM; later ones are absorbed while the stop runs. */
@@ -135,8 +107,9 @@ function printResources(pipeline: LocalPipeline): void {
   for (const row of rows.sort((a, b) => a[0].localeCompare(b[0]))) {
     process.stdout.write(`${row[0].padEnd(width(0))}  ${row[1].padEnd(width(1))}  ${row[2]}\n`);
   }
+  const where = pipeline.stack.accountId === LOCALSTACK_ACCOUNT ? 'LocalStack:    ' : 'Local AWS:     ';
   process.stdout.write(
-    `\nLocal AWS:      ${pipeline.aws.endpoint} (region ${pipeline.aws.region})\n` +
+    `\n${where} ${pipeline.aws.endpoint} (region ${pipeline.aws.region})\n` +
       `Source queue:   ${pipeline.env(ENV.sourceQueueUrl)}\n` +
       `Consumer:       ${pipeline.consumer.functionName} (run by the local event-source runner)\n`,
   );

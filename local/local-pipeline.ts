@@ -1,6 +1,6 @@
 /**
- * The whole pipeline on the embedded local AWS: moto, the demo stack synthesized and deployed
- * from its own template, the outside system the demo worker calls, and the event-source runner
+ * The whole pipeline on the embedded local AWS: moto (or the embedded LocalStack, `target`), the
+ * demo stack synthesized and deployed from its own template, the outside system the demo worker calls, and the event-source runner
  * playing Lambda with the consumer's bundled code on the Node.js its runtime names (or, given
  * faults, the same consumer bundled with a fault injector over its ports: local/faults/fault-run.ts).
  * Used by the rehearsal and the end-to-end tests.
@@ -15,6 +15,10 @@ import { DEMO_PROCESSOR_ENTRY, type DemoStackProps } from '../lib/demo-stack';
 import { deployCdkOut, type LocalFunction, type LocalStack } from '../tools/local-aws/deploy';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../tools/local-aws/moto';
 import { type EventSourceRunner, startEventSourceRunner } from '../tools/local-aws/runner';
+import { deployOnLocalStack } from '../tools/localstack/cdk-deploy';
+import { readDeployedStack } from '../tools/localstack/deployed-stack';
+import { ensureLocalStack } from '../tools/localstack/ensure-localstack.mjs';
+import { startLocalStack } from '../tools/localstack/localstack';
 import { DemoAssembly } from './demo-assembly';
 import { type FaultRun, prepareFaultRun } from './faults/fault-run';
 import type { FaultSpec } from './faults/shared-plan';
@@ -49,7 +53,17 @@ export interface LocalPipelineOptions {
    * @default - the start runs to its end
    */
   readonly signal?: AbortSignal;
+  /**
+   * Where the stack is deployed: the embedded local AWS (moto, the template instantiated by our
+   * own deployer) or the embedded LocalStack (its own CloudFormation, with moto as its DynamoDB).
+   * The runner plays the mapping on either.
+   * @default 'moto'
+   */
+  readonly target?: LocalTarget;
 }
+
+export const LOCAL_TARGETS = ['moto', 'localstack'] as const;
+export type LocalTarget = (typeof LOCAL_TARGETS)[number];
 
 export interface LocalPipeline {
   readonly aws: LocalAws;
@@ -76,16 +90,13 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
   try {
     const cdkOut = assembly.synthesize(stackName, options.pipeline);
     nextStep();
-    const aws = await startLocalAws();
-    cleanups.push(() => aws.stop());
+    const { aws, stack } = await deployOn(options.target ?? 'moto', stackName, cdkOut, cleanups);
     nextStep();
     const clients = createClients({
       endpoint: aws.endpoint,
       region: aws.region,
       credentials: LOCAL_CREDENTIALS,
     });
-    const stack = await deployCdkOut(stackName, { clients, region: aws.region, cdkOutDir: cdkOut });
-    nextStep();
     const consumer = stack.functions.find((fn) => fn.environment[ENV.attemptsTable] !== undefined);
     const [mapping] = stack.eventSourceMappings;
     if (!consumer?.assetPath || !mapping)
@@ -145,4 +156,35 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
     await stop();
     throw error;
   }
+}
+
+/** Starts the target's local AWS (its stop joins `cleanups`) and deploys the assembly's stack there. */
+async function deployOn(
+  target: LocalTarget,
+  stackName: string,
+  cdkOutDir: string,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<{ readonly aws: LocalAws; readonly stack: LocalStack }> {
+  if (target === 'moto') {
+    const aws = await startLocalAws();
+    cleanups.push(() => aws.stop());
+    const clients = createClients({
+      endpoint: aws.endpoint,
+      region: aws.region,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    return { aws, stack: await deployCdkOut(stackName, { clients, region: aws.region, cdkOutDir }) };
+  }
+  ensureLocalStack();
+  const localstack = await startLocalStack();
+  cleanups.push(() => localstack.stop());
+  const { outputs } = await deployOnLocalStack(localstack, cdkOutDir, stackName);
+  const aws: LocalAws = {
+    endpoint: localstack.endpoint,
+    port: localstack.port,
+    region: localstack.region,
+    reset: () => Promise.reject(new Error('the embedded LocalStack has no reset: start a fresh pipeline')),
+    stop: () => localstack.stop(),
+  };
+  return { aws, stack: await readDeployedStack(localstack, cdkOutDir, stackName, outputs) };
 }

@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { LOCAL_TARGETS, type LocalTarget } from '../local-pipeline';
 import { DEFAULT_SCENARIOS } from './default-scenarios';
 import { jsonReport, passed, ran, type ScenarioResult, textReport } from './report';
 import { runScenarios } from './run-scenario';
@@ -22,7 +23,7 @@ import {
 /** The most `--timeout-scale` gives: past it a scenario's waits (6x the timeout per crash) are hours. */
 const MAX_TIMEOUT_SCALE = 10;
 
-const USAGE = `Usage: npm run rehearsal -- [--json] [--scenario FILE] [--timeout-scale N] [--verbose]
+const USAGE = `Usage: npm run rehearsal -- [--json] [--scenario FILE] [--timeout-scale N] [--target T] [--verbose]
 
 Runs rehearsal scenarios on the embedded local AWS (moto + the demo stack + the local runner),
 each on its own pipeline, concurrently, and reports expected vs observed figures.
@@ -39,6 +40,9 @@ each on its own pipeline, concurrently, and reports expected vs observed figures
                    multiply every scenario's consumer timeout by N (1 to ${MAX_TIMEOUT_SCALE}, e.g. 2): for a
                    machine so slow that invocations are killed at their deadline (the report says
                    so); each crash then waits N times longer for its message to come back
+  --target T       where each pipeline is deployed: moto (the default: the embedded local AWS)
+                   or localstack (the embedded LocalStack's own CloudFormation; issue 20, in
+                   progress)
   --json           print exactly one JSON document on stdout ({"scenarios": [...]})
   --verbose        copy the consumer's own log lines to stderr
   --help           this text
@@ -54,6 +58,7 @@ interface Args {
   readonly help: boolean;
   readonly scenarioFile?: string;
   readonly timeoutScale: number;
+  readonly target: LocalTarget;
 }
 
 function readArgs(argv: readonly string[]): Args {
@@ -66,6 +71,7 @@ function readArgs(argv: readonly string[]): Args {
         help: { type: 'boolean', short: 'h', default: false },
         scenario: { type: 'string' },
         [TIMEOUT_SCALE_OPTION]: { type: 'string', default: '1' },
+        target: { type: 'string', default: 'moto' },
       },
       strict: true,
       allowPositionals: false,
@@ -76,10 +82,18 @@ function readArgs(argv: readonly string[]): Args {
       help: values.help,
       scenarioFile: values.scenario,
       timeoutScale: timeoutScale(values[TIMEOUT_SCALE_OPTION]),
+      target: targetOf(values.target),
     };
   } catch (error) {
     throw error instanceof UsageError ? error : new UsageError((error as Error).message);
   }
+}
+
+function targetOf(given: string): LocalTarget {
+  const target = LOCAL_TARGETS.find((candidate) => candidate === given);
+  if (target === undefined)
+    throw new UsageError(`--target must be ${LOCAL_TARGETS.join(' or ')} (given "${given}")`);
+  return target;
 }
 
 /** `--timeout-scale`'s factor: a number, so 1.5 gives half as much again. */
@@ -135,6 +149,7 @@ async function main(argv: readonly string[]): Promise<number> {
       progress,
       signal: interrupt.signal,
       forwardLogs: args.verbose,
+      target: args.target,
     });
     results = outcomes.map((outcome) =>
       outcome.run

@@ -317,6 +317,7 @@ export function jsonReport(results: readonly ScenarioResult[], wallMs: number): 
           : {}),
         ...(observed.afterOperator ? { afterOperator: observedJson(observed.afterOperator) } : {}),
       },
+      ...(run.deployedIn ? { deployedIn: run.deployedIn } : {}),
       pass: verdict.pass,
       settled: run.settlement.settled,
       killedAtDeadline: run.killedAtDeadline,

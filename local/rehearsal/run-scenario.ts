@@ -8,7 +8,7 @@ import { Duration } from 'aws-cdk-lib';
 import { type ConsumerLog, type Death, watchConsumerLog } from '../consumer-log';
 import { DemoAssembly } from '../demo-assembly';
 import type { FaultFiring } from '../faults/fault-run';
-import { type LocalPipeline, startLocalPipeline } from '../local-pipeline';
+import { type LocalPipeline, type LocalTarget, startLocalPipeline } from '../local-pipeline';
 import { IsolationWatch } from './isolation-watch';
 import { type Observed, observe } from './observe';
 import { type OperatorRun, takeOperatorSteps } from './operator';
@@ -23,6 +23,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Copy the consumer's own log lines to stderr. @default false */
   readonly forwardLogs?: boolean;
+  /** Where each pipeline is deployed. @default 'moto' */
+  readonly target?: LocalTarget;
 }
 
 export interface Settlement {
@@ -40,6 +42,8 @@ export interface ScenarioRun {
   readonly settlement: Settlement;
   /** Wall time of the pipeline's start (moto, deployment, runner). */
   readonly startupMs: number;
+  /** Where the stack was deployed, and the account its deployer reported (LocalStack's is 000000000000). */
+  readonly deployedIn?: { readonly target: LocalTarget; readonly accountId: string };
   /** Wall time from the first message sent until settled (or the timeout). */
   readonly runMs: number;
   /** With operator steps: how their consequences settled, and the wall time from the first step. */
@@ -132,6 +136,7 @@ async function startPipeline(scenario: Scenario, assembly: DemoAssembly, options
     pipeline: pipelineProps(scenario),
     environments: scenario.environments,
     forwardLogs: options.forwardLogs ?? false,
+    target: options.target ?? 'moto',
     ...(scenario.faults === undefined
       ? {}
       : { faults: scenario.faults.map((fault) => ({ ...fault, times: fault.times ?? 1 })) }),
@@ -206,6 +211,7 @@ async function play(
       observed: timeline === undefined ? observed : { ...observed, timeline },
       settlement,
       startupMs,
+      deployedIn: { target: options.target ?? 'moto', accountId: pipeline.stack.accountId },
       runMs,
       killedAtDeadline: killedAtDeadline(log),
       slowestAnsweredMs: log.slowestAnsweredMs(),

@@ -125,7 +125,7 @@ interface AssemblyManifest {
   >;
 }
 
-function findStack(cdkOutDir: string, stackName: string): { templateFile: string; stackName: string } {
+export function findStack(cdkOutDir: string, stackName: string): { templateFile: string; stackName: string } {
   const manifest = JSON.parse(readFileSync(join(cdkOutDir, 'manifest.json'), 'utf8')) as AssemblyManifest;
   const stacks = Object.entries(manifest.artifacts ?? {}).filter(
     ([, artifact]) => artifact.type === 'aws:cloudformation:stack',

@@ -93,9 +93,16 @@ export const lambdaFunction: InstantiatedType = {
   },
 };
 
-/** CDK records the code asset's directory in the resource Metadata, relative to the cloud assembly. */
 function assetPath(context: CreateContext): string | undefined {
-  const path = context.metadata['aws:asset:path'];
-  if (typeof path !== 'string' || context.metadata['aws:asset:property'] !== 'Code') return undefined;
-  return context.assemblyDir === undefined ? undefined : resolve(context.assemblyDir, path);
+  return context.assemblyDir === undefined ? undefined : codeAssetPath(context.metadata, context.assemblyDir);
+}
+
+/** CDK records the code asset's directory in the resource Metadata, relative to the cloud assembly. */
+export function codeAssetPath(
+  metadata: Readonly<Record<string, unknown>>,
+  assemblyDir: string,
+): string | undefined {
+  const path = metadata['aws:asset:path'];
+  if (typeof path !== 'string' || metadata['aws:asset:property'] !== 'Code') return undefined;
+  return resolve(assemblyDir, path);
 }
