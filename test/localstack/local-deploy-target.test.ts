@@ -3,7 +3,7 @@
  * the embedded LocalStack's CloudFormation and the runner started on it, its resources printed,
  * and at the end nothing left running and nothing left in its temporary directory.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,45 @@ describe('npm run local:deploy -- --target localstack', () => {
     expect(processesIn(tmp)).toStrictEqual([]);
     expect(ours(tmp)).toStrictEqual([]);
   }, 1_200_000);
+
+  it('given a kept deployment, when Ctrl-C comes, then LocalStack, moto and the runner stop and nothing is left', async () => {
+    // Prepare: run as a terminal runs its foreground job, in a process group of its own.
+    const child = spawn('npm', ['run', '-s', 'local:deploy', '--', '--keep', '--target', 'localstack'], {
+      cwd: root,
+      env: { ...process.env, TMPDIR: tmp },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      const deadline = Date.now() + 600_000;
+      while (
+        !output.includes('Ctrl-C stops everything') &&
+        child.exitCode === null &&
+        Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(output).toContain('Ctrl-C stops everything');
+      expect(processesIn(tmp).length).toBeGreaterThan(0);
+
+      // Act: Ctrl-C, SIGINT to every process of the foreground job (LocalStack has a group of its own).
+      process.kill(-(child.pid as number), 'SIGINT');
+      await exited;
+
+      // Assess
+      expect(output).toContain('Stopping the runner and the local AWS');
+      expect(processesIn(tmp)).toStrictEqual([]);
+      expect(ours(tmp)).toStrictEqual([]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null)
+        process.kill(-(child.pid as number), 'SIGKILL');
+    }
+  }, 900_000);
 
   it('given a target it does not know, then a usage error naming it, and nothing started', () => {
     const run = localDeploy('--target', 'elsewhere');
