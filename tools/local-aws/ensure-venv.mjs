@@ -105,20 +105,20 @@ function linkNode() {
   symlinkSync(join(packageDir, 'bin', 'node'), PROJECT_NODE);
 }
 
-/** Whether this file is the script node was started with (not imported). */
-function runDirectly() {
+/** Whether `moduleUrl` (an import.meta.url) is the script node was started with, not imported. */
+function startedAsScript(moduleUrl) {
   const script = process.argv[1];
   return (
     script !== undefined &&
     existsSync(script) &&
-    realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))
+    realpathSync(script) === realpathSync(fileURLToPath(moduleUrl))
   );
 }
 
-/** For a command line: `ensureVenv()`, or its reason printed without a stack and exit code 1. */
-export function ensureVenvOrExit() {
+/** `ensure()`, or its VenvError's reason printed without a stack and exit code 1. */
+function orExit(ensure) {
   try {
-    ensureVenv();
+    ensure();
   } catch (error) {
     if (!(error instanceof VenvError)) throw error;
     console.error(error.message);
@@ -126,4 +126,14 @@ export function ensureVenvOrExit() {
   }
 }
 
-if (runDirectly()) ensureVenvOrExit();
+/** For a command line: `ensureVenv()`, or its reason printed without a stack and exit code 1. */
+export function ensureVenvOrExit() {
+  orExit(ensureVenv);
+}
+
+/** Runs `ensure` as a command line (see `orExit`) when the module at `moduleUrl` was started by node. */
+export function runWhenStarted(moduleUrl, ensure) {
+  if (startedAsScript(moduleUrl)) orExit(ensure);
+}
+
+runWhenStarted(import.meta.url, ensureVenv);

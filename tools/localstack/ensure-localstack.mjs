@@ -5,10 +5,15 @@
 // requirements file. The first install downloads about 500 MB and takes minutes. Run directly
 // (`node tools/localstack/ensure-localstack.mjs`) or imported (`ensureLocalStack()`).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { checkedPython, ensurePythonVenv, PROJECT_ROOT, VenvError } from '../local-aws/ensure-venv.mjs';
+import {
+  checkedPython,
+  ensurePythonVenv,
+  PROJECT_ROOT,
+  runWhenStarted,
+  VenvError,
+} from '../local-aws/ensure-venv.mjs';
 
 export const LOCALSTACK_VENV = join(PROJECT_ROOT, '.venv-localstack');
 const NEEDED = [3, 13];
@@ -55,17 +60,4 @@ function pyenvPythons() {
     .map((version) => join(versions, version, 'bin', 'python3.13'));
 }
 
-const script = process.argv[1];
-if (
-  script !== undefined &&
-  existsSync(script) &&
-  realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))
-) {
-  try {
-    ensureLocalStack();
-  } catch (error) {
-    if (!(error instanceof VenvError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  }
-}
+runWhenStarted(import.meta.url, ensureLocalStack);
