@@ -1,7 +1,9 @@
 /**
- * `npm run local:deploy [-- --keep] [--target moto|localstack]`: synthesizes the demo stack, deploys it into a fresh
- * embedded local AWS (moto on 127.0.0.1), starts the event-source runner, and prints what it
- * created. With --keep it stays up until Ctrl-C, printing commands to try it from another
+ * `npm run local:deploy [-- --keep] [--target moto|localstack [--endpoint-url URL]]`: synthesizes the
+ * demo stack, deploys it into a fresh embedded local AWS (moto on 127.0.0.1, or the embedded
+ * LocalStack), starts the event-source runner, and prints what it created; with --endpoint-url,
+ * deploys it into the user's own LocalStack instead, whose Lambda runs the consumer
+ * (local/their-localstack.ts). With --keep it stays up until Ctrl-C, printing commands to try it from another
  * terminal (they run exactly as printed) and the consumer's log lines; without, it stops
  * everything it started.
  *
@@ -14,28 +16,57 @@
  */
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import { ENV } from '../contract/env';
+import type { LocalFunction, LocalStack } from '../tools/local-aws/deploy';
 import { LOCAL_CREDENTIALS } from '../tools/local-aws/moto';
-import { LOCALSTACK_ACCOUNT } from '../tools/localstack/localstack';
+import { LocalStackDeployError } from '../tools/localstack/cdk-deploy';
+import { LOCALSTACK_ACCOUNT, LocalStackUnavailableError } from '../tools/localstack/localstack';
 import { DemoAssembly } from './demo-assembly';
 import { LOCAL_TARGETS, type LocalPipeline, type LocalTarget, startLocalPipeline } from './local-pipeline';
+import { deployIntoTheirLocalStack } from './their-localstack';
 import { consumerLogLine, deathLine, tryOutCommands } from './try-out';
 
 const USAGE =
-  'usage: npm run local:deploy [-- --keep] [--target moto|localstack]\n' +
+  'usage: npm run local:deploy [-- --keep] [--target moto|localstack [--endpoint-url URL]]\n' +
   '  --target moto        the embedded local AWS, the consumer run by the local event-source runner (default)\n' +
   '  --target localstack  the embedded LocalStack: deployed by its own CloudFormation, the consumer run by\n' +
-  '                       the same runner\n';
+  '                       the same runner\n' +
+  '  --endpoint-url URL   with --target localstack: your own LocalStack at URL instead (Docker, your token);\n' +
+  '                       the stack stays there and its Lambda runs the consumer (no --keep: nothing of ours runs)\n';
+
+interface DeployArguments {
+  readonly keep: boolean;
+  readonly target: LocalTarget;
+  readonly endpointUrl?: string;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help')) {
     process.stdout.write(USAGE);
     return 0;
   }
-  const target = targetOf(argv);
-  if (target === undefined) return 2;
+  const args = parseArguments(argv);
+  if (args === undefined) return 2;
+  const { target, endpointUrl } = args;
   const interrupt = abortOnSignals();
   const assembly = new DemoAssembly();
+  if (endpointUrl !== undefined) {
+    try {
+      const stack = await deployIntoTheirLocalStack(endpointUrl, assembly);
+      printResources(stack, { endpoint: endpointUrl, runBy: "your LocalStack's Lambda" });
+      printTryOut(stack, endpointUrl, false);
+      return 0;
+    } catch (error) {
+      // Said as it is: what is wrong with their LocalStack, or what it refused to create.
+      if (!(error instanceof LocalStackUnavailableError || error instanceof LocalStackDeployError))
+        throw error;
+      process.stderr.write(`local:deploy: ${error.message}\n`);
+      return 1;
+    } finally {
+      assembly.remove();
+    }
+  }
   try {
     const pipeline = await startLocalPipeline({ assembly, signal: interrupt.signal, target }).catch(
       async (error: unknown) => {
@@ -52,9 +83,12 @@ async function main(argv: readonly string[]): Promise<number> {
       return 130;
     }
     try {
-      printResources(pipeline);
-      if (!argv.includes('--keep')) return 0;
-      printTryOut(pipeline);
+      printResources(pipeline.stack, {
+        endpoint: pipeline.aws.endpoint,
+        runBy: 'the local event-source runner',
+      });
+      if (!args.keep) return 0;
+      printTryOut(pipeline.stack, pipeline.aws.endpoint, true);
       const stopForwarding = forwardConsumerLogs(pipeline);
       await aborted(interrupt.signal);
       stopForwarding();
@@ -68,20 +102,45 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** The --target value, moto when absent; undefined (said on stderr) for anything else. */
-function targetOf(argv: readonly string[]): LocalTarget | undefined {
-  const unknown = argv.filter(
-    (arg, index) => !['--keep', '--target'].includes(arg) && argv[index - 1] !== '--target',
-  );
-  const at = argv.indexOf('--target');
-  const value = at === -1 ? 'moto' : argv[at + 1];
-  const target = LOCAL_TARGETS.find((candidate) => candidate === value);
-  if (unknown.length === 0 && target !== undefined) return target;
-  const problem =
-    unknown.length > 0
-      ? `unknown argument ${unknown[0]}`
-      : `--target must be moto or localstack, not ${value ?? 'nothing'}`;
-  process.stderr.write(`local:deploy: ${problem}\n${USAGE}`);
+/** The arguments, or undefined when they are wrong (said on stderr with the usage). */
+function parseArguments(argv: readonly string[]): DeployArguments | undefined {
+  let problem: string | undefined;
+  let parsed: DeployArguments | undefined;
+  try {
+    const { values } = parseArgs({
+      args: [...argv],
+      options: {
+        keep: { type: 'boolean', default: false },
+        target: { type: 'string', default: 'moto' },
+        'endpoint-url': { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const target = LOCAL_TARGETS.find((candidate) => candidate === values.target);
+    const endpointUrl = values['endpoint-url'];
+    problem =
+      target === undefined
+        ? `--target must be moto or localstack, not ${values.target || 'nothing'}`
+        : endpointUrl === undefined
+          ? undefined
+          : endpointProblem(endpointUrl, target, values.keep);
+    if (problem === undefined && target !== undefined) {
+      parsed = { keep: values.keep, target, ...(endpointUrl === undefined ? {} : { endpointUrl }) };
+    }
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  if (parsed === undefined) process.stderr.write(`local:deploy: ${problem}\n${USAGE}`);
+  return parsed;
+}
+
+function endpointProblem(endpointUrl: string, target: LocalTarget, keep: boolean): string | undefined {
+  if (target !== 'localstack') return '--endpoint-url is for --target localstack (your own LocalStack)';
+  if (keep) return '--keep has nothing to keep with --endpoint-url: your LocalStack runs the consumer';
+  if (!URL.canParse(endpointUrl) || !/^https?:$/.test(new URL(endpointUrl).protocol)) {
+    return `--endpoint-url must be an http(s) URL such as http://localhost:4566, not ${endpointUrl || 'nothing'}`;
+  }
   return undefined;
 }
 
@@ -97,8 +156,8 @@ function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-function printResources(pipeline: LocalPipeline): void {
-  const rows = Object.entries(pipeline.stack.resources).map(([logicalId, resource]) => [
+function printResources(stack: LocalStack, where: { endpoint: string; runBy: string }): void {
+  const rows = Object.entries(stack.resources).map(([logicalId, resource]) => [
     resource.type,
     logicalId,
     resource.notInstantiated ? `(not instantiated: ${resource.notInstantiated})` : resource.physicalId,
@@ -107,27 +166,34 @@ function printResources(pipeline: LocalPipeline): void {
   for (const row of rows.sort((a, b) => a[0].localeCompare(b[0]))) {
     process.stdout.write(`${row[0].padEnd(width(0))}  ${row[1].padEnd(width(1))}  ${row[2]}\n`);
   }
-  const where = pipeline.stack.accountId === LOCALSTACK_ACCOUNT ? 'LocalStack:    ' : 'Local AWS:     ';
+  const consumer = consumerOf(stack);
+  const label = stack.accountId === LOCALSTACK_ACCOUNT ? 'LocalStack:    ' : 'Local AWS:     ';
   process.stdout.write(
-    `\n${where} ${pipeline.aws.endpoint} (region ${pipeline.aws.region})\n` +
-      `Source queue:   ${pipeline.env(ENV.sourceQueueUrl)}\n` +
-      `Consumer:       ${pipeline.consumer.functionName} (run by the local event-source runner)\n`,
+    `\n${label} ${where.endpoint} (region ${stack.region})\n` +
+      `Source queue:   ${consumer.environment[ENV.sourceQueueUrl]}\n` +
+      `Consumer:       ${consumer.functionName} (run by ${where.runBy})\n`,
   );
 }
 
-function printTryOut(pipeline: LocalPipeline): void {
+function printTryOut(stack: LocalStack, endpoint: string, kept: boolean): void {
   const commands = tryOutCommands({
     projectDir: path.join(__dirname, '..'),
-    endpoint: pipeline.aws.endpoint,
-    region: pipeline.aws.region,
+    endpoint,
+    region: stack.region,
     credentials: LOCAL_CREDENTIALS,
-    functionName: pipeline.consumer.functionName,
+    functionName: consumerOf(stack).functionName,
   });
   process.stdout.write(
-    '\nTry it from another terminal (message bodies choose what the demo worker does: lambdas/demo/worker.ts):\n\n' +
+    `\nTry it${kept ? ' from another terminal' : ''} (message bodies choose what the demo worker does: lambdas/demo/worker.ts):\n\n` +
       commands.map((command) => `  ${command}\n`).join('') +
-      "\nThe consumer's log follows. Ctrl-C stops everything and removes what it made.\n\n",
+      (kept ? "\nThe consumer's log follows. Ctrl-C stops everything and removes what it made.\n\n" : ''),
   );
+}
+
+function consumerOf(stack: LocalStack): LocalFunction {
+  const consumer = stack.functions.find((fn) => fn.environment[ENV.attemptsTable] !== undefined);
+  if (consumer === undefined) throw new Error(`${stack.stackName} has no consumer function`);
+  return consumer;
 }
 
 function forwardConsumerLogs(pipeline: LocalPipeline): () => void {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CloudFormationClient, DescribeStackEventsCommand } from '@aws-sdk/client-cloudformation';
 import { LOCAL_CREDENTIALS } from '../local-aws/moto';
-import { type EmbeddedLocalStack, LOCALSTACK_ACCOUNT } from './localstack';
+import { LOCALSTACK_ACCOUNT, type LocalStackEndpoint } from './localstack';
 
 const cdk = join(__dirname, '..', '..', 'node_modules', 'aws-cdk', 'bin', 'cdk');
 
@@ -29,7 +29,7 @@ export interface DeployedStack {
 
 /** Bootstraps the account (once per LocalStack) and deploys the assembly's one stack. */
 export async function deployOnLocalStack(
-  localstack: EmbeddedLocalStack,
+  localstack: LocalStackEndpoint,
   assemblyDir: string,
   stackName: string,
 ): Promise<DeployedStack> {
@@ -62,7 +62,7 @@ export async function deployOnLocalStack(
   }
 }
 
-function cdkEnvironment(localstack: EmbeddedLocalStack): NodeJS.ProcessEnv {
+function cdkEnvironment(localstack: LocalStackEndpoint): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -78,7 +78,7 @@ function cdkEnvironment(localstack: EmbeddedLocalStack): NodeJS.ProcessEnv {
 
 /** The first resource LocalStack failed to create, with its reason; else the CLI's own words. */
 async function whyItFailed(
-  localstack: EmbeddedLocalStack,
+  localstack: LocalStackEndpoint,
   stackName: string,
   error: unknown,
 ): Promise<string> {

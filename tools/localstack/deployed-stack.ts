@@ -18,10 +18,10 @@ import { type CfnTemplate, findStack, type LocalStack } from '../local-aws/deplo
 import { codeAssetPath } from '../local-aws/deploy/lambda-function';
 import type { DeployedResource, LocalEventSourceMapping, LocalFunction } from '../local-aws/deploy/types';
 import { LOCAL_CREDENTIALS } from '../local-aws/moto';
-import { type EmbeddedLocalStack, LOCALSTACK_ACCOUNT } from './localstack';
+import { LOCALSTACK_ACCOUNT, type LocalStackEndpoint } from './localstack';
 
 export async function readDeployedStack(
-  localstack: EmbeddedLocalStack,
+  localstack: LocalStackEndpoint,
   assemblyDir: string,
   stackName: string,
   outputs: Readonly<Record<string, string>>,

@@ -10,11 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, LOCAL_REGION, type LocalAws, startLocalAws } from '../local-aws/moto';
 
-export interface EmbeddedLocalStack {
+/** A LocalStack to deploy into: the embedded one, or a user's own (`--endpoint-url`). */
+export interface LocalStackEndpoint {
+  /** LocalStack's gateway, for every service. */
+  readonly endpoint: string;
+  readonly region: string;
+}
+
+export interface EmbeddedLocalStack extends LocalStackEndpoint {
   /** http://127.0.0.1:PORT - LocalStack's gateway, for every service (DynamoDB too). */
   readonly endpoint: string;
   readonly port: number;
-  readonly region: string;
   /** The process group LocalStack runs in (its process id). */
   readonly pid: number;
   /** The moto server LocalStack's DynamoDB forwards to. */
@@ -101,6 +107,64 @@ function keepTail(child: ChildProcess): () => string {
   child.stderr?.on('data', keep);
   return () => chunks.join('');
 }
+
+/** A user's LocalStack that cannot take the stack: not answering, not a LocalStack, services off. */
+export class LocalStackUnavailableError extends Error {
+  name = 'LocalStackUnavailableError';
+}
+
+/**
+ * A user's own LocalStack at `endpoint` (issue 20, item 3), checked before anything is deployed
+ * into it: its health endpoint answers and runs the services the stack needs. Says what is wrong
+ * otherwise.
+ */
+export async function checkLocalStack(endpoint: string, region: string): Promise<LocalStackEndpoint> {
+  const health = await fetch(new URL('/_localstack/health', endpoint)).then(
+    async (response) =>
+      response.ok
+        ? ((await response.json().catch(() => undefined)) as
+            | { services?: Record<string, string> }
+            | undefined)
+        : undefined,
+    (error: unknown) => {
+      const cause = (error as Error).cause as Error | undefined;
+      throw new LocalStackUnavailableError(
+        `no LocalStack answers at ${endpoint}: ${cause?.message ?? String(error)}`,
+      );
+    },
+  );
+  if (health?.services === undefined) {
+    throw new LocalStackUnavailableError(
+      `${endpoint} is not a LocalStack: ${endpoint}/_localstack/health says no services`,
+    );
+  }
+  const missing = STACK_SERVICES.filter(
+    (service) => !['available', 'running'].includes(health.services?.[service] ?? ''),
+  );
+  if (missing.length > 0) {
+    throw new LocalStackUnavailableError(
+      `the LocalStack at ${endpoint} does not run ${missing.join(', ')}, which the stack needs`,
+    );
+  }
+  return { endpoint, region };
+}
+
+/** The services the demo stack's resources and `cdk bootstrap` live in. */
+const STACK_SERVICES = [
+  'cloudformation',
+  'cloudwatch',
+  'dynamodb',
+  'iam',
+  'kms',
+  'lambda',
+  'logs',
+  's3',
+  'sns',
+  'sqs',
+  'ssm',
+  'stepfunctions',
+  'sts',
+];
 
 async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
