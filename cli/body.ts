@@ -36,3 +36,16 @@ export function describeBody(bytes: Uint8Array): BodyDescription {
   const text = exactUtf8(bytes);
   return text === undefined || terminalText(text) !== text ? described : { ...described, text };
 }
+
+/** The body between markers, as it is (its size and hash above tell whether it ends in a newline). */
+export function bodyText(
+  body: BodyDescription,
+  bodyOut: string | undefined,
+  howToGetIt = '--body-out FILE writes its bytes',
+): string {
+  const written = bodyOut === undefined ? '' : `(exact bytes written to ${bodyOut})\n`;
+  if (body.text === undefined) {
+    return `${written}(not printed: not plain UTF-8 text${bodyOut ? '' : `; ${howToGetIt}`})\n`;
+  }
+  return `${written}-----BEGIN BODY-----\n${body.text}${body.text.endsWith('\n') ? '' : '\n'}-----END BODY-----\n`;
+}

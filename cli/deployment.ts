@@ -5,6 +5,7 @@
  * the one Lambda lists for it. Nothing else has to be configured on the operator's machine.
  */
 
+import { BackstopQueue } from '../lambdas/adapters/backstop-queue';
 import { type AwsClients, createClients } from '../lambdas/adapters/clients';
 import {
   callerArn,
@@ -17,6 +18,7 @@ import { OperatorControl } from '../lambdas/adapters/operator-control';
 import { OperatorControlState } from '../lambdas/adapters/operator-control-state';
 import { OperatorLedger } from '../lambdas/adapters/operator-ledger';
 import { QuarantineRecords } from '../lambdas/adapters/quarantine-reader';
+import { QuarantineWriter } from '../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../lambdas/adapters/replay-claims';
 import { SourceQueue } from '../lambdas/adapters/source-queue';
 import { type ConsumerConfig, parseConfig } from '../lambdas/core/config';
@@ -43,6 +45,10 @@ export interface Deployment {
   readonly claims: RefusingReplayClaims;
   readonly queue: SourceQueue;
   readonly operations: Operations;
+  /** The source queue's dead-letter queue, from its redrive policy; undefined without one. Asked once. */
+  backstop(): Promise<BackstopQueue | undefined>;
+  /** The consumer's own writer of quarantine content (`pq backstop take` puts a message's bytes). */
+  readonly content: QuarantineWriter;
   /** The caller's ARN (STS), for the audit (rule 4); asked once. */
   whoAmI(): Promise<string>;
 }
@@ -61,6 +67,7 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
   const mapping = await sourceQueueMapping(clients.lambda, functionName, config.sourceQueueArn);
   const { dynamodb, s3, sqs, sfn, sts } = clients;
   let caller: Promise<string> | undefined;
+  let backstop: Promise<BackstopQueue | undefined> | undefined;
   return {
     functionName,
     config,
@@ -73,6 +80,11 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
     claims: new RefusingReplayClaims(new ReplayClaims(dynamodb, config.quarantineTable)),
     queue: new SourceQueue(sqs, config.sourceQueueUrl),
     operations: new Operations(sfn, config.stateMachines),
+    backstop: () => {
+      backstop ??= BackstopQueue.find(sqs, config.sourceQueueUrl);
+      return backstop;
+    },
+    content: new QuarantineWriter(s3, dynamodb, config.quarantineBucket, config.quarantineTable),
     whoAmI: () => {
       caller ??= callerArn(sts).then((Arn) => {
         if (!Arn) throw new Error('STS GetCallerIdentity returned no Arn: cannot record who acts');

@@ -30,6 +30,8 @@ export const QUARANTINE_REASONS = [
   'outcome-unknown',
   'key-collision',
   'receive-limit',
+  /** Taken by an operator from the backstop queue (`pq backstop take`): SQS moved it past our ledger. */
+  'backstop',
 ] as const;
 
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
@@ -84,6 +86,12 @@ export const COUNTED_STATUSES: readonly QuarantineStatus[] = [
  * ids only, so never the open-record counter.
  */
 export const QUARANTINE_RECORD_ID_PREFIX = 'q-';
+
+/**
+ * How the id of a record taken from the backstop begins (lambdas/core/ids.ts): the operator may
+ * put the content of such records only, never another record's.
+ */
+export const BACKSTOP_RECORD_ID_PREFIX = `${QUARANTINE_RECORD_ID_PREFIX}backstop-`;
 
 export const OPEN_RECORDS_COUNTER = {
   key: { id: '#open-records' },

@@ -53,6 +53,16 @@ export interface PoisonQuarantineProps {
   readonly backstopMaxReceiveCount?: number;
 
   /**
+   * The dead-letter queue of a given `queue` (its redrive policy's target), so that the
+   * BackstopNotEmpty alarm, the dashboard and `grantOperator` cover it. `pq backstop` finds it
+   * from the queue's redrive policy either way, but without this an operator role has no rights
+   * on it. Only with `queue`; for a queue of the app's stacks it must be that queue's target.
+   * @default - the created queue's backstop; a given queue of the app's stacks: its redrive
+   * target; an imported queue: none (no alarm, no operator rights on its dead-letter queue)
+   */
+  readonly backstopQueue?: sqs.IQueue;
+
+  /**
    * Charged attempts before a message is quarantined (rule 2).
    * @default 3
    */

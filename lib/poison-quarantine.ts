@@ -15,7 +15,11 @@ import { DEFAULTS } from '../contract/defaults';
 import { ENV } from '../contract/env';
 import { EXECUTION_NAME_PREFIX } from '../contract/executions';
 import { CONSUMER_METRIC, type ConsumerMetric } from '../contract/metrics';
-import { OPEN_RECORDS_COUNTER, QUARANTINE_RECORD_ID_PREFIX } from '../contract/quarantine';
+import {
+  BACKSTOP_RECORD_ID_PREFIX,
+  OPEN_RECORDS_COUNTER,
+  QUARANTINE_RECORD_ID_PREFIX,
+} from '../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
@@ -25,7 +29,7 @@ import { PauseStateMachine } from './operations/pause-state-machine';
 import { VerificationStateMachine } from './operations/verification-state-machine';
 import { type PoisonQuarantineProps, validateProps } from './poison-quarantine-props';
 import { QuarantineStorage } from './quarantine-storage';
-import { backstopMaxReceiveCount, warnUncheckedVisibility } from './source-queue-limits';
+import { backstopMaxReceiveCount, knownBackstop, warnUncheckedVisibility } from './source-queue-limits';
 import { StateTables } from './state-tables';
 
 export type { PoisonQuarantineProps } from './poison-quarantine-props';
@@ -37,8 +41,11 @@ export type { PoisonQuarantineProps } from './poison-quarantine-props';
  */
 export class PoisonQuarantine extends Construct {
   public readonly queue: sqs.IQueue;
-  /** The native-redrive backstop; undefined when the user brought their own queue. */
-  public readonly deadLetterQueue?: sqs.Queue;
+  /**
+   * The native-redrive backstop: the created one, a given queue's redrive target when CDK knows it,
+   * or the `backstopQueue` prop; undefined for an imported queue without that prop.
+   */
+  public readonly deadLetterQueue?: sqs.IQueue;
   public readonly consumer: ConsumerFunction;
   public readonly eventSource: SqsEventSource;
   public readonly attemptsTable: dynamodb.Table;
@@ -69,7 +76,7 @@ export class PoisonQuarantine extends Construct {
 
     const created = props.queue ? undefined : this.createQueues(props, consumerTimeout);
     this.queue = props.queue ?? (created as { queue: sqs.Queue }).queue;
-    this.deadLetterQueue = created?.deadLetterQueue;
+    this.deadLetterQueue = created?.deadLetterQueue ?? knownBackstop(props);
 
     const tables = new StateTables(this, 'State', { removalPolicy });
     this.attemptsTable = tables.attempts;
@@ -259,11 +266,20 @@ export class PoisonQuarantine extends Construct {
 
   private operatorContentAndQueueGrants(grantee: iam.IGrantable): iam.Grant[] {
     const grants = [
-      // readBody and readEnvelope (show, replay): read only, never put or delete.
+      // readBody and readEnvelope (show, replay): read only, never delete.
       iam.Grant.addToPrincipal({
         grantee,
         actions: ['s3:GetObject'],
         resourceArns: [this.quarantineBucket.arnForObjects(`${QUARANTINE_PREFIX}*`)],
+      }),
+      // pq backstop take puts a message's content under its own record's id only (If-None-Match:
+      // never over an object that exists), never another record's.
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: ['s3:PutObject'],
+        resourceArns: [
+          this.quarantineBucket.arnForObjects(`${QUARANTINE_PREFIX}${BACKSTOP_RECORD_ID_PREFIX}*`),
+        ],
       }),
       // Without it S3 answers a missing key with 403, not 404, and pq show could not tell a
       // record whose envelope is missing from a refused read. Keys are ids pq list shows anyway.
@@ -280,7 +296,27 @@ export class PoisonQuarantine extends Construct {
     ];
     // A queue the user brought may be encrypted with their own key, which a sender needs.
     const key = this.queue.encryptionMasterKey;
-    return key ? [...grants, key.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt')] : grants;
+    return [
+      ...grants,
+      ...(key ? [key.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt')] : []),
+      ...this.operatorBackstopGrants(grantee),
+    ];
+  }
+
+  /** pq backstop: find it (GetQueueUrl), list and hold its messages, delete one only once taken or redriven. */
+  private operatorBackstopGrants(grantee: iam.IGrantable): iam.Grant[] {
+    const backstop = this.deadLetterQueue;
+    if (backstop === undefined) return [];
+    const grant = backstop.grant(
+      grantee,
+      'sqs:GetQueueUrl',
+      'sqs:GetQueueAttributes',
+      'sqs:ReceiveMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+    );
+    const key = backstop.encryptionMasterKey;
+    return key ? [grant, key.grant(grantee, 'kms:Decrypt')] : [grant];
   }
 
   private operatorDeploymentGrants(grantee: iam.IGrantable): iam.Grant[] {
@@ -330,7 +366,13 @@ export class PoisonQuarantine extends Construct {
         id: this.quarantineObjectsFinding(),
         reason:
           'Each quarantined message has its own object keys (its quarantine id), unknown in advance; ' +
-          'the operator may only get objects under the quarantine prefix, never put or delete them.',
+          'the operator may only get objects under the quarantine prefix, never delete them.',
+      },
+      {
+        id: this.quarantineObjectsFinding(BACKSTOP_RECORD_ID_PREFIX),
+        reason:
+          'pq backstop take puts a message taken from the backstop under its own record id, made from ' +
+          'its SQS message id and unknown in advance; only under the backstop records prefix, never over an existing object.',
       },
       {
         id: this.pauseMachine.runsFinding,
@@ -347,10 +389,10 @@ export class PoisonQuarantine extends Construct {
     );
   }
 
-  /** The cdk-nag finding of a grant on every object under the quarantine prefix. */
-  private quarantineObjectsFinding(): string {
+  /** The cdk-nag finding of a grant on every object under the quarantine prefix (and `idPrefix`). */
+  private quarantineObjectsFinding(idPrefix = ''): string {
     const bucket = Stack.of(this).getLogicalId(this.quarantineBucket.node.defaultChild as s3.CfnBucket);
-    return `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/${QUARANTINE_PREFIX}*]`;
+    return `AwsSolutions-IAM5[Resource::<${bucket}.Arn>/${QUARANTINE_PREFIX}${idPrefix}*]`;
   }
 
   private createQueues(props: PoisonQuarantineProps, consumerTimeout: Duration) {

@@ -16,6 +16,7 @@ export interface SourceQueueSettings {
   readonly fifo?: boolean;
   readonly visibilityTimeout?: Duration;
   readonly backstopMaxReceiveCount?: number;
+  readonly backstopQueue?: sqs.IQueue;
   readonly attemptLimit?: number;
   readonly transientRetries?: number;
 }
@@ -66,6 +67,7 @@ export function sourceQueueProblems(
   const minimumVisibility = (consumerTimeout ?? 0) * DEFAULTS.visibilityTimeoutFactor;
   if (props.queue === undefined) {
     return [
+      ...backstopQueueProblems(props),
       ...visibilityProblems(
         'visibilityTimeout',
         known(props.visibilityTimeout?.toSeconds()),
@@ -93,8 +95,34 @@ export function sourceQueueProblems(
   const redrive = knownRedrive(props.queue);
   return [
     ...errors,
+    ...backstopQueueProblems(props),
     ...(redrive === undefined ? receiveCountProblems(props) : redriveProblems(props, redrive)),
   ];
+}
+
+/**
+ * The backstop the construct knows: the one it created, the redrive target of a queue of the
+ * app's stacks, or the one named for an imported queue; undefined when it knows none.
+ */
+export function knownBackstop(props: SourceQueueSettings): sqs.IQueue | undefined {
+  return props.backstopQueue ?? knownRedrive(props.queue)?.queue;
+}
+
+/** `backstopQueue` names a given queue's dead-letter queue, and no other. */
+function backstopQueueProblems(props: SourceQueueSettings): string[] {
+  const named = props.backstopQueue;
+  if (named === undefined) return [];
+  if (props.queue === undefined) {
+    return [
+      `backstopQueue names the dead-letter queue of a given queue; the created queue has its own (given backstopQueue ${named.node.path} and no queue)`,
+    ];
+  }
+  const target = knownRedrive(props.queue)?.queue;
+  return target === undefined || target === named
+    ? []
+    : [
+        `backstopQueue must be the queue's redrive target ${target.node.path} or left out (given ${named.node.path})`,
+      ];
 }
 
 function visibilityProblems(

@@ -43,6 +43,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./verify')).verify,
   },
   {
+    name: 'backstop',
+    summary: 'what SQS moved to the backstop queue: list, show, take into quarantine, redrive',
+    load: async () => (await import('./backstop')).backstop,
+  },
+  {
     name: 'freeze',
     summary: 'refuse every replay until unfrozen',
     load: async () => (await import('./freeze')).freeze,

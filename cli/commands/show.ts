@@ -4,7 +4,7 @@ import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { absentAs } from '../../lambdas/ports/errors';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { positionals } from '../arguments';
-import { type BodyDescription, describeBody } from '../body';
+import { type BodyDescription, bodyText, describeBody } from '../body';
 import type { Command, CommandContext } from '../command';
 import { Refused } from '../errors';
 import { block, fields, section, table } from '../output';
@@ -155,13 +155,4 @@ function ledgerFields(ledger: LedgerEntry): string {
     ['Last ended', ledger.lastEndedAt],
     ['Replayed at', ledger.replayedAt],
   ]);
-}
-
-/** The body between markers, as it is (its size and hash above tell whether it ends in a newline). */
-function bodyText(body: BodyDescription, bodyOut: string | undefined): string {
-  const written = bodyOut === undefined ? '' : `(exact bytes written to ${bodyOut})\n`;
-  if (body.text === undefined) {
-    return `${written}(not printed: not plain UTF-8 text${bodyOut ? '' : '; --body-out FILE writes its bytes'})\n`;
-  }
-  return `${written}-----BEGIN BODY-----\n${body.text}${body.text.endsWith('\n') ? '' : '\n'}-----END BODY-----\n`;
 }

@@ -126,4 +126,33 @@ export class OperatorLedger {
     });
     return outcome.ok ? outcome.item : undefined;
   }
+
+  /**
+   * `pq backstop take` of a message the consumer never recorded: its item, quarantined by the
+   * take's record, so the record's replay resets it as any other. Undefined, and nothing written,
+   * when the key has an item (the consumer recorded a copy meanwhile).
+   */
+  async createQuarantined(
+    key: string,
+    created: { readonly quarantineId: string; readonly messageId: string; readonly now: Date },
+  ): Promise<LedgerEntry | undefined> {
+    const outcome = await this.table.update('createQuarantined', key, {
+      update:
+        'SET #state = :quarantined, #attempts = :zero, #charged = :zero, #transientFailures = :zero, ' +
+        '#unknownFailures = :zero, #generation = :zero, #attemptId = :none, #messageId = :messageId, ' +
+        '#stage = :notStarted, #firstAttemptAt = :now, #lastAttemptAt = :now, #lastEndedAt = :now, ' +
+        '#quarantineId = :quarantineId',
+      condition: IS_NEW,
+      values: {
+        ':quarantined': QUARANTINED,
+        ':zero': N(0),
+        ':none': S('none'),
+        ':messageId': S(created.messageId),
+        ':notStarted': S('not-started'),
+        ':now': S(created.now.toISOString()),
+        ':quarantineId': S(created.quarantineId),
+      },
+    });
+    return outcome.ok ? outcome.item : undefined;
+  }
 }

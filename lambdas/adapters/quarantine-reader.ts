@@ -17,9 +17,9 @@ import {
   type QuarantineStatus,
   RECORD_ATTRIBUTES as R,
 } from '../../contract/quarantine';
-import type { QuarantineRecord } from '../core/quarantine-record';
+import type { AuditEntry, NewQuarantineRecord, QuarantineRecord } from '../core/quarantine-record';
 import { QuarantineNotFoundError, QuarantineReadError, QuarantineStatusConflictError } from '../ports/errors';
-import { type Item, ItemReader, S } from './attribute-values';
+import { type Item, ItemReader, L, S } from './attribute-values';
 import {
   APPEND_AUDIT,
   AUDIT_INTACT,
@@ -30,7 +30,12 @@ import {
   updateIf,
 } from './conditional-writes';
 import { countChange, OpenRecordsCounter, type Recount } from './open-records';
-import { auditEntryAttribute, RECORD_READ_ATTRIBUTES, toQuarantineRecord } from './quarantine-item';
+import {
+  auditEntryAttribute,
+  quarantineRecordItem,
+  RECORD_READ_ATTRIBUTES,
+  toQuarantineRecord,
+} from './quarantine-item';
 import { quarantineObjectKeys } from './quarantine-writer';
 import { describeSdkError, isSdkError } from './sdk-errors';
 
@@ -127,6 +132,36 @@ export class QuarantineRecords {
     } catch (error) {
       throw new QuarantineReadError(`Quarantine bucket ${this.bucket}: ${key} is not JSON`, { cause: error });
     }
+  }
+
+  /**
+   * A record an operator made (`pq backstop take`), with its first audit entry, counted (rule
+   * 11a) in the same transaction. An update, not a put, since operators hold no PutItem (lib/
+   * poison-quarantine.ts); conditioned on no record under the id, so a take run again creates
+   * nothing and counts nothing (`created: false`).
+   */
+  async createTaken(record: NewQuarantineRecord, entry: AuditEntry): Promise<{ readonly created: boolean }> {
+    const { id, ...attributes }: Item = {
+      ...quarantineRecordItem(record),
+      [R.audit]: L([auditEntryAttribute(entry)]),
+    };
+    const names = Object.keys(attributes);
+    const update = `SET ${names.map((name, index) => `#${name} = :v${index}`).join(', ')}`;
+    const values = Object.fromEntries(names.map((name, index) => [`:v${index}`, attributes[name]]));
+    const outcome = await this.guard('createTaken', record.id, () =>
+      this.counter.write(
+        {
+          update: {
+            key: { id: id as AttributeValue },
+            update,
+            condition: 'attribute_not_exists(#id)',
+            values,
+          },
+        },
+        1,
+      ),
+    );
+    return { created: outcome.ok };
   }
 
   /** Rule 12: records the cause an operator found; replay is allowed only after this. */

@@ -157,7 +157,8 @@ export class SourceQueue {
   }
 }
 
-function toSdkAttribute(value: MessageAttribute): MessageAttributeValue {
+/** A recorded attribute (Lambda's shape, binary in base64) as the SDK sends it. */
+export function toSdkAttribute(value: MessageAttribute): MessageAttributeValue {
   return {
     DataType: value.dataType,
     ...(value.stringValue === undefined ? {} : { StringValue: value.stringValue }),

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { EXECUTION_NAME_PREFIX } from '../../contract/executions';
-import { QUARANTINE_RECORD_ID_PREFIX as Q } from '../../contract/quarantine';
+import { BACKSTOP_RECORD_ID_PREFIX, QUARANTINE_RECORD_ID_PREFIX as Q } from '../../contract/quarantine';
 
 /** `q-<sha256(message key) first 16 hex>-g<generation>-a<attempts started>` (docs/design.md). */
 export function quarantineId(messageKey: string, generation: number, attemptsStarted: number): string {
@@ -20,6 +20,14 @@ export function quarantineId(messageKey: string, generation: number, attemptsSta
  */
 export function collisionQuarantineId(messageKey: string, messageId: string): string {
   return `${Q}${sha256(messageKey).slice(0, 16)}-c${sha256(messageId).slice(0, 16)}`;
+}
+
+/**
+ * The record of a message taken from the backstop queue: one per SQS message, so a take cut short
+ * and run again finishes the same record. `q-backstop-<sha256(messageId) first 32 hex>`.
+ */
+export function backstopQuarantineId(messageId: string): string {
+  return `${BACKSTOP_RECORD_ID_PREFIX}${sha256(messageId).slice(0, 32)}`;
 }
 
 /** sha256 of a body as SQS delivered it (UTF-8): tells the same content from other content. */

@@ -4,6 +4,7 @@
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../contract/env';
@@ -95,5 +96,78 @@ describe('issue 22 defect 2: imported queue, assumed redrive', () => {
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 17 },
     });
     expect(consumerLimit(stack)).toBe('17');
+  });
+});
+
+describe("issue 21: an imported queue's backstop, named", () => {
+  const DLQ_ARN = 'arn:aws:sqs:eu-west-1:111111111111:orders-dlq';
+  const importedBackstop = (stack: Stack) => sqs.Queue.fromQueueArn(stack, 'OrdersDlq', DLQ_ARN);
+
+  it('alarms on it and lets an operator hold, take and delete its messages', () => {
+    // Prepare
+    const app = templateApp();
+    const stack = new Stack(app, 'Mine', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const pipeline = new PoisonQuarantine(stack, 'Pipeline', {
+      processorEntry: FIXTURE_PROCESSOR,
+      queue: imported(stack),
+      backstopMaxReceiveCount: 12,
+      backstopQueue: importedBackstop(stack),
+    });
+    const role = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
+
+    // Act
+    pipeline.grantOperator(role);
+
+    // Assess
+    const template = Template.fromStack(stack);
+    expect(pipeline.alarms.backstopNotEmpty).toBeDefined();
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Dimensions: [{ Name: 'QueueName', Value: 'orders-dlq' }],
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: [
+              'sqs:GetQueueUrl',
+              'sqs:GetQueueAttributes',
+              'sqs:ReceiveMessage',
+              'sqs:ChangeMessageVisibility',
+              'sqs:DeleteMessage',
+            ],
+            Resource: DLQ_ARN,
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('has no backstop alarm for an imported queue without it', () => {
+    const app = templateApp();
+    const stack = new Stack(app, 'Mine', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const pipeline = new PoisonQuarantine(stack, 'Pipeline', {
+      processorEntry: FIXTURE_PROCESSOR,
+      queue: imported(stack),
+      backstopMaxReceiveCount: 12,
+    });
+    expect(pipeline.deadLetterQueue).toBeUndefined();
+    expect(pipeline.alarms.backstopNotEmpty).toBeUndefined();
+  });
+
+  it('refuses it without a queue, or beside a queue whose redrive target CDK knows and differs, naming both', () => {
+    expect(() => build((stack) => ({ backstopQueue: importedBackstop(stack) }))).toThrow(
+      'backstopQueue names the dead-letter queue of a given queue; the created queue has its own (given backstopQueue Mine/OrdersDlq and no queue)',
+    );
+    expect(() =>
+      build((stack) => ({
+        queue: new sqs.Queue(stack, 'Orders', {
+          visibilityTimeout: Duration.seconds(180),
+          deadLetterQueue: { queue: new sqs.Queue(stack, 'Target'), maxReceiveCount: 10 },
+        }),
+        backstopQueue: importedBackstop(stack),
+      })),
+    ).toThrow(
+      "backstopQueue must be the queue's redrive target Mine/Target or left out (given Mine/OrdersDlq)",
+    );
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
-import { OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
+import { BACKSTOP_RECORD_ID_PREFIX, OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../../contract/storage';
 import { PoisonQuarantine } from '../../lib/poison-quarantine';
 import type { PoisonQuarantineProps } from '../../lib/poison-quarantine-props';
@@ -510,9 +510,17 @@ describe('PoisonQuarantine options', () => {
       // An answer is recorded only while the breaker is still paused in its epoch.
       'dynamodb:ConditionCheckItem': [control],
       's3:GetObject': [`PipelineQuarantineContent/${QUARANTINE_PREFIX}*`],
+      // pq backstop take: a taken message's content, under its own record's id only.
+      's3:PutObject': [`PipelineQuarantineContent/${QUARANTINE_PREFIX}${BACKSTOP_RECORD_ID_PREFIX}*`],
       's3:ListBucket': ['PipelineQuarantineContent'],
       'sqs:SendMessage': ['PipelineSource'],
-      'sqs:GetQueueAttributes': ['PipelineSource'],
+      // status reads the source queue's depth, and pq backstop its redrive policy and the backstop's depth.
+      'sqs:GetQueueAttributes': ['PipelineBackstop', 'PipelineSource'],
+      // pq backstop: find, list, hold and, once taken or redriven, delete.
+      'sqs:GetQueueUrl': ['PipelineBackstop'],
+      'sqs:ReceiveMessage': ['PipelineBackstop'],
+      'sqs:ChangeMessageVisibility': ['PipelineBackstop'],
+      'sqs:DeleteMessage': ['PipelineBackstop'],
       // status and the console: the age of the queue's oldest message, reported to CloudWatch only.
       'cloudwatch:GetMetricData': ['*'],
       'states:SendTaskSuccess': ['*'],
@@ -537,13 +545,16 @@ describe('PoisonQuarantine options', () => {
     const { stack, pipeline } = pipelineStack();
     const role = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
     pipeline.grantOperator(role);
-    const actions = actionsOf(statementsOfRole(Template.fromStack(stack), 'OnCall'));
+    const statements = statementsOfRole(Template.fromStack(stack), 'OnCall');
+    const actions = actionsOf(statements);
     expect(actions.filter((action) => /^dynamodb:(Delete|Put|BatchWrite|PartiQL|\*)/.test(action))).toEqual(
       [],
     );
-    expect(actions.filter((action) => /^(s3:(Put|Delete)|states:Stop|lambda:Update)/.test(action))).toEqual(
-      [],
-    );
+    expect(actions.filter((action) => /^(s3:Delete|states:Stop|lambda:Update)/.test(action))).toEqual([]);
+    // The one put: a backstop take's content, under the backstop records' ids only.
+    expect(grantedOn(statements, 's3:PutObject')).toEqual([
+      `PipelineQuarantineContent/${QUARANTINE_PREFIX}${BACKSTOP_RECORD_ID_PREFIX}*`,
+    ]);
   });
 
   it("lets an operator replay onto the user's own KMS-encrypted queue", () => {
