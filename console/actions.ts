@@ -9,6 +9,7 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { Command } from '../cli/command';
+import { type BackstopRow, backstop } from '../cli/commands/backstop';
 import { hold, resume } from '../cli/commands/breaker';
 import { cause } from '../cli/commands/cause';
 import { discard } from '../cli/commands/discard';
@@ -32,6 +33,7 @@ import {
   type Subject,
 } from './pages/forms';
 import { type Html, page, recordLink, statusBadge, table } from './pages/layout';
+import { readBackstop } from './reads';
 
 export interface ActionDeps extends CommandDeps {
   readonly csrf: string;
@@ -174,6 +176,39 @@ const ACTIONS: Readonly<Record<ActionName, ActionSpec>> = {
     'The pause execution stops probing and keeps consumption paused until someone resumes (recorded on the breaker, with an audit entry).',
     hold,
   ),
+  'backstop-take': {
+    title: (subject) => `Take ${subject.message} into quarantine`,
+    confirm: async ({ deployment }, subject) => {
+      const row = await backstopMessage(deployment, subject.message);
+      return {
+        happens: html`<p>Message <code>${row.messageId}</code> (${row.bytes} bytes, key <code>${row.key}</code>, ledger:
+          ${row.ledger}) becomes quarantine record <code>${row.recordId}</code> with reason <strong>backstop</strong>:
+          its exact body and attributes go to the quarantine bucket, the record gets an audit entry (you, now, your
+          reason), its key's ledger item is quarantined by it, and only then is it deleted from the backstop. Then
+          record a cause and replay or discard it as any other record.</p>`,
+        fields: reasonField('Why you take it', true),
+        confirm: 'Take it into quarantine',
+      };
+    },
+    command: backstop,
+    args: (form) => ({ positionals: ['take', form.message ?? ''], options: { reason: form.reason } }),
+  },
+  'backstop-redrive': {
+    title: (subject) => `Redrive ${subject.message}`,
+    confirm: async ({ deployment }, subject) => {
+      const row = await backstopMessage(deployment, subject.message);
+      return {
+        happens: html`<p>Message <code>${row.messageId}</code> (${row.bytes} bytes, key <code>${row.key}</code>, ledger:
+          ${row.ledger}) goes back to the source queue unchanged (body, attributes, FIFO group), then is deleted from
+          the backstop. The consumer works it under its ledger: a key already completed or quarantined is
+          acknowledged as a duplicate. No record is made.</p>`,
+        fields: html``,
+        confirm: 'Redrive it',
+      };
+    },
+    command: backstop,
+    args: (form) => ({ positionals: ['redrive', form.message ?? ''] }),
+  },
   resume: breakerLike(
     'Resume consumption',
     'The pause execution restores the event source mapping: the consumer consumes again (recorded on the breaker, with an audit entry). Check that the cause of the pause is gone. If no pause execution waits, one is started to carry it out.',
@@ -238,7 +273,16 @@ export function registerActions(app: Hono, deps: ActionDeps): void {
 function subjectOf(query: Form): Subject {
   const id = query.id?.trim();
   const group = query.group?.trim();
-  return { ...(id ? { id } : {}), ...(group ? { group } : {}) };
+  const message = query.message?.trim();
+  return { ...(id ? { id } : {}), ...(group ? { group } : {}), ...(message ? { message } : {}) };
+}
+
+/** A backstop message a confirmation page is about; a refusal, as in the CLI, when it is gone. */
+async function backstopMessage(deployment: Deployment, messageId: string | undefined): Promise<BackstopRow> {
+  const row = (await readBackstop(deployment)).rows.find((candidate) => candidate.messageId === messageId);
+  if (row === undefined)
+    throw new Refused(`no message ${messageId ?? ''} in the backstop (the backstop page lists them)`);
+  return row;
 }
 
 /** A record a confirmation page is about; a refusal, as in the CLI, when there is none. */

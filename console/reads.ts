@@ -4,8 +4,10 @@
  * the control reader project them away; only the actions' CLI commands ever read one.
  */
 
+import { type BackstopRow, backstopRow } from '../cli/commands/backstop';
 import type { Deployment } from '../cli/deployment';
 import { QUARANTINE_STATUS, type QuarantineStatus } from '../contract/quarantine';
+import type { BackstopLocation } from '../lambdas/adapters/backstop-queue';
 import { sourceQueueMapping } from '../lambdas/adapters/deployment-lookup';
 import type { ControlView } from '../lambdas/adapters/operator-control';
 import { type OldestMessageAge, oldestMessageAge } from '../lambdas/adapters/queue-age';
@@ -111,4 +113,23 @@ export async function readRecord(deployment: Deployment, id: string): Promise<Re
 /** The exact body, for download. */
 export async function readBody(deployment: Deployment, id: string): Promise<Buffer | undefined> {
   return deployment.records.readBody(id).catch(absentAs(undefined));
+}
+
+/** The backstop page: where it is, its depth and what it holds, as `pq backstop list` reads them. */
+export interface BackstopView {
+  /** Undefined when the source queue has no redrive policy. */
+  readonly queue?: BackstopLocation;
+  readonly depth?: QueueDepth;
+  readonly rows: readonly BackstopRow[];
+}
+
+/** At most this many messages are shown (each is a receive: SQS has no listing). */
+export const BACKSTOP_SHOWN = 100;
+
+export async function readBackstop(deployment: Deployment): Promise<BackstopView> {
+  const queue = await deployment.backstop();
+  if (queue === undefined) return { rows: [] };
+  const [depth, messages] = await Promise.all([queue.depth(), queue.peek(BACKSTOP_SHOWN, 3)]);
+  const rows = await Promise.all(messages.map((message) => backstopRow(deployment, message)));
+  return { queue: queue.location, depth, rows };
 }

@@ -12,14 +12,15 @@ import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import type { Deployment } from '../cli/deployment';
 import { registerActions } from './actions';
+import { backstopPage } from './pages/backstop';
 import { CHART_SPANS, type ChartSpan, chartStart } from './pages/chart';
 import { groupsPage } from './pages/groups';
-import { page } from './pages/layout';
+import { page, type Section } from './pages/layout';
 import { overviewPage } from './pages/overview';
 import { recordPage } from './pages/record';
 import { parseListQuery, recordsPage, toFilter } from './pages/records';
 import { CONSOLE_CSS } from './pages/style';
-import { listRecords, readBody, readGroups, readOverview, readRecord } from './reads';
+import { listRecords, readBackstop, readBody, readGroups, readOverview, readRecord } from './reads';
 import {
   type ConsoleKeys,
   csrfCheck,
@@ -50,7 +51,7 @@ export interface Listening {
 /** The app for a console listening `at` an address and port, with this start's keys. */
 export function consoleApp(deps: ConsoleDeps, keys: ConsoleKeys, at: Listening): Hono {
   const { deployment, now, sleep } = deps;
-  const frame = (title: string, section?: 'overview' | 'groups' | 'records') => ({
+  const frame = (title: string, section?: Section) => ({
     title,
     functionName: deployment.functionName,
     ...(section ? { section } : {}),
@@ -76,6 +77,10 @@ export function consoleApp(deps: ConsoleDeps, keys: ConsoleKeys, at: Listening):
 
   app.get('/groups', async (c) =>
     c.html(page(frame('Failure groups', 'groups'), groupsPage(await readGroups(deployment), now()))),
+  );
+
+  app.get('/backstop', async (c) =>
+    c.html(page(frame('Backstop', 'backstop'), backstopPage(await readBackstop(deployment), now()))),
   );
 
   app.get('/records', async (c) => {

@@ -91,7 +91,7 @@ const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
   list: async (_context, deployment, queue, rest) => {
     noArguments('list', rest);
     const [depth, messages] = await Promise.all([queue.depth(), queue.peek(LIST_MAX, 3)]);
-    const rows = await Promise.all(messages.map((message) => listRow(deployment, message)));
+    const rows = await Promise.all(messages.map((message) => backstopRow(deployment, message)));
     const header = `Backstop ${queue.location.arn}: ${depth.visible} visible, ${depth.inFlight} held\n\n`;
     return {
       json: { queue: queue.location, depth, messages: rows },
@@ -109,7 +109,7 @@ const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
     const message = (await queue.peek(LIST_MAX, 10)).find((candidate) => candidate.messageId === id);
     if (message === undefined)
       throw new Refused(`no message ${id} in the backstop (pq backstop list shows them)`);
-    const row = await listRow(deployment, message);
+    const row = await backstopRow(deployment, message);
     const body = describeBody(Buffer.from(message.body, 'utf8'));
     const json = {
       ...row,
@@ -164,7 +164,8 @@ const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
   },
 };
 
-interface ListRow {
+/** One backstop message as `list` and the console show it. */
+export interface BackstopRow {
   readonly messageId: string;
   readonly sentAt: string;
   readonly receiveCount: number;
@@ -175,7 +176,7 @@ interface ListRow {
   readonly recordId: string;
 }
 
-async function listRow(deployment: Deployment, message: BackstopMessage): Promise<ListRow> {
+export async function backstopRow(deployment: Deployment, message: BackstopMessage): Promise<BackstopRow> {
   const key = backstopKey(message, deployment.config.messageKeyPath);
   const item = await deployment.ledger.get(key.key);
   const sent = Number(message.attributes.SentTimestamp);

@@ -10,6 +10,8 @@ export const ACTIONS = [
   'unfreeze',
   'hold',
   'resume',
+  'backstop-take',
+  'backstop-redrive',
 ] as const;
 export type ActionName = (typeof ACTIONS)[number];
 
@@ -20,7 +22,7 @@ export function isAction(name: string): name is ActionName {
 /** The confirmation page of an action, about one record (`id`) or one failure group (`group`). */
 export function actionHref(
   action: ActionName,
-  subject: { readonly id?: string; readonly group?: string } = {},
+  subject: { readonly id?: string; readonly group?: string; readonly message?: string } = {},
 ) {
   const query = new URLSearchParams(
     Object.entries(subject).filter((entry): entry is [string, string] => entry[1] !== undefined),

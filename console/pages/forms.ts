@@ -14,6 +14,8 @@ import { type Html, recordHref, when } from './layout';
 export interface Subject {
   readonly id?: string;
   readonly group?: string;
+  /** A message in the backstop queue (its SQS message id). */
+  readonly message?: string;
 }
 
 /** The form: what happens, the fields, the hidden subject and token, confirm and cancel. */
@@ -23,7 +25,13 @@ export function confirmForm(
   csrf: string,
   parts: { readonly happens: Html; readonly fields: Html; readonly confirm: string },
 ): Html {
-  const back = subject.id ? recordHref(subject.id) : subject.group ? '/groups' : '/';
+  const back = subject.id
+    ? recordHref(subject.id)
+    : subject.group
+      ? '/groups'
+      : subject.message
+        ? '/backstop'
+        : '/';
   return html`<section aria-labelledby="what-happens" class="confirm">
   <h2 id="what-happens">What will happen</h2>
   ${parts.happens}
@@ -32,6 +40,7 @@ export function confirmForm(
   <input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
   ${subject.id ? html`<input type="hidden" name="id" value="${subject.id}">` : ''}
   ${subject.group ? html`<input type="hidden" name="group" value="${subject.group}">` : ''}
+  ${subject.message ? html`<input type="hidden" name="message" value="${subject.message}">` : ''}
   ${parts.fields}
   <p><button type="submit" class="primary">${parts.confirm}</button> <a href="${back}">Cancel</a></p>
 </form>`;
@@ -112,7 +121,7 @@ export function outcomeSection(outcome: Outcome, next: Subject): Html {
     next.group
       ? html`<a href="/records?group=${encodeURIComponent(next.group)}&status=all">The group's records</a> · `
       : ''
-  }<a href="/">Overview</a></p>`;
+  }${next.message ? html`<a href="/backstop">The backstop</a> · ` : ''}<a href="/">Overview</a></p>`;
   if (outcome.kind === 'refused') {
     return html`<div class="outcome refused" role="alert">
   <p><strong>Refused:</strong> ${outcome.reason}</p>

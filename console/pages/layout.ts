@@ -7,7 +7,7 @@ import { html } from 'hono/html';
 
 export type Html = ReturnType<typeof html>;
 
-export type Section = 'overview' | 'groups' | 'records';
+export type Section = 'overview' | 'groups' | 'records' | 'backstop';
 
 export interface Frame {
   readonly title: string;
@@ -20,6 +20,7 @@ const NAV: readonly (readonly [Section, string, string])[] = [
   ['overview', '/', 'Overview'],
   ['groups', '/groups', 'Failure groups'],
   ['records', '/records', 'Records'],
+  ['backstop', '/backstop', 'Backstop'],
 ];
 
 export function page(frame: Frame, content: Html): Html {

@@ -12,6 +12,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../console/dev/browser';
@@ -22,7 +23,10 @@ import {
   startSamplePipeline,
   useLocalCredentials,
 } from '../../console/dev/sample-pipeline';
+import { ENV } from '../../contract/env';
+import { BackstopQueue } from '../../lambdas/adapters/backstop-queue';
 import { callerArn } from '../../lambdas/adapters/deployment-lookup';
+import { backstopQuarantineId } from '../../lambdas/core/ids';
 import { groupId } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { QUARANTINE_REASONS } from '../../lambdas/core/types';
@@ -578,6 +582,68 @@ describe('the actions', () => {
     ]);
     expect(overview).toMatch(/Breaker\s+closed \(consuming normally\)/);
     expect(overview).toMatch(/Mapping\s+Enabled/);
+  });
+});
+
+describe('the backstop (issue 21)', () => {
+  it('given messages SQS moved to the backstop, then the page lists them, one is taken into quarantine with its exact bytes and one redriven', async () => {
+    // Prepare: two messages in the backstop queue (as SQS leaves them there).
+    const { sqs } = sample.pipeline.clients;
+    const queue = await BackstopQueue.find(sqs, sample.pipeline.env(ENV.sourceQueueUrl));
+    const backstopUrl = String(queue?.location.url);
+    const kept = '{"id":"backstop-1","note":"ünïcødé"}';
+    const send = async (body: string) =>
+      String(
+        (await sqs.send(new SendMessageCommand({ QueueUrl: backstopUrl, MessageBody: body }))).MessageId,
+      );
+    const taken = await send(kept);
+    const redriven = await send('{"id":"backstop-2"}');
+
+    // Act
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Backstop' }).click();
+    const listed = await rendered(page.getByRole('table'));
+    await page
+      .getByRole('row', { name: new RegExp(taken) })
+      .getByRole('link', { name: 'Take into quarantine…' })
+      .click();
+    const happens = await rendered(page.getByRole('region', { name: 'What will happen' }));
+    await expectLabelledControls(page);
+    await page.getByLabel('Why you take it').fill('the ledger was throttled (OPS-9)');
+    const tookStatus = await submit('Take it into quarantine');
+    const took = await outcome();
+    await page.goto('/backstop');
+    await page
+      .getByRole('row', { name: new RegExp(redriven) })
+      .getByRole('link', { name: 'Redrive…' })
+      .click();
+    const redriveStatus = await submit('Redrive it');
+    const redrove = await outcome();
+    await page.goto('/backstop');
+    const after = await rendered(page.locator('main'));
+
+    // Assess
+    expect(listed).toContain(taken);
+    expect(listed).toContain(redriven);
+    expect(happens).toContain(
+      `becomes quarantine record ${backstopQuarantineId(taken)} with reason backstop`,
+    );
+    expect(tookStatus).toBe(200);
+    expect(took).toBe(`Taken ${taken}: ${backstopQuarantineId(taken)}\n`);
+    const record = await recordOf(backstopQuarantineId(taken));
+    expect(record).toMatchObject({ reason: 'backstop', status: 'open' });
+    expect(record.audit).toStrictEqual([
+      {
+        who: operator,
+        when: expect.any(String),
+        what: 'backstop-take',
+        why: 'the ledger was throttled (OPS-9)',
+      },
+    ]);
+    expect(sha256(await sample.records.readBody(record.id))).toBe(sha256(Buffer.from(kept, 'utf8')));
+    expect(redriveStatus).toBe(200);
+    expect(redrove).toMatch(new RegExp(`^Redriven ${redriven}: sent to the source queue as \\S+\n$`));
+    expect(after).toContain('the backstop is empty.');
   });
 });
 
