@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  BACKSTOP_TAKE_AUDIT,
   type BackstopMessage,
   backstopKey,
   backstopTake,
@@ -111,6 +112,12 @@ describe('decideLedgerHold', () => {
   });
 });
 
+describe('the audit', () => {
+  it("names a take backstop-take, as pq show and the console print the record's trail", () => {
+    expect(BACKSTOP_TAKE_AUDIT).toBe('backstop-take');
+  });
+});
+
 describe('refuseOverCapacity', () => {
   it('refuses a take that would bring the open records to the capacity, and allows one below it', () => {
     expect(refuseOverCapacity(7, 2, 10)).toBeUndefined();
@@ -159,7 +166,16 @@ describe('backstopTake', () => {
   });
 
   it('given a ledger item and a FIFO group, then its history and the broken order', () => {
-    const item = aLedgerItem({ attempts: 4, charged: 2, generation: 1, stage: 'charge' });
+    const lastError = { class: 'permanent', name: 'TypeError', message: 'x', stackHead: 'at f' } as const;
+    const external = { name: 'payments', status: 'pending', at: '2030-01-01T10:00:00.000Z' } as const;
+    const item = aLedgerItem({
+      attempts: 4,
+      charged: 2,
+      generation: 1,
+      stage: 'charge',
+      lastError,
+      external,
+    });
     const message = aMessage({ attributes: { MessageGroupId: 'g-1' } });
 
     const take = backstopTake({ ...input, message, key: { key: 'o-7', fallback: 'x' }, item });
@@ -173,6 +189,8 @@ describe('backstopTake', () => {
       firstAttemptAt: item.firstAttemptAt,
       messageGroupId: 'g-1',
       orderBroken: true,
+      lastError,
+      external,
       // No SentTimestamp: dated now.
       lastAttemptAt: item.lastAttemptAt,
     });

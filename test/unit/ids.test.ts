@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { outcomeUnknownExecutionName, pauseExecutionName, quarantineId } from '../../lambdas/core/ids';
+import {
+  backstopQuarantineId,
+  outcomeUnknownExecutionName,
+  pauseExecutionName,
+  quarantineId,
+} from '../../lambdas/core/ids';
 
 /** Step Functions: execution names of 1..80 characters from this set. */
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
@@ -17,6 +22,10 @@ describe('ids', () => {
     expect(quarantineId('M3', 0, 3)).toBe(quarantineId('M3', 0, 3));
     expect(quarantineId('M3', 0, 3)).not.toBe(quarantineId('M3', 0, 4));
     expect(quarantineId('M3', 0, 3)).not.toBe(quarantineId('M3', 1, 3));
+  });
+
+  it("backstopQuarantineId: q-backstop- and the first 32 hex of the message id's sha256 (docs/design.md)", () => {
+    expect(backstopQuarantineId('M3')).toBe('q-backstop-67629a19d082ed3a6a50d4e4ff97d02f');
   });
 
   it('names the executions as docs/design.md says', () => {
