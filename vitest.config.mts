@@ -21,7 +21,16 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: ['test/cdk/**'] },
+        test: {
+          name: 'packages',
+          include: ['test/package/**/*.test.ts'],
+          // Each of them packs (or builds) the packages, whose prepack rewrites dist/: one file at a time.
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: ['test/cdk/**', 'test/package/**'] },
       },
     ],
   },

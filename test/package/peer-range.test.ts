@@ -2,10 +2,11 @@
  * The peer range works at both ends (issue 21, item 2): the packed package installed, with npm's
  * own peer resolution (no --legacy-peer-deps), into a fresh CDK app on the oldest aws-cdk-lib and
  * constructs its peerDependencies allow, and into one on the newest release; each type-checks and
- * synthesizes. The floor was found by trying releases (2026-12-04): aws-cdk-lib 2.268.0 and older
- * refuse the construct's cdk-nag acknowledgements (`Validations.of(...).acknowledge` rejects a
- * rule id with `::`, and before 2.250 there is no `Validations`; before 2.220 SQS refuses 1 MiB
- * messages), 2.269.0 works; 2.269.0 itself requires constructs ^10.5.0. aws-cdk-lib comes from
+ * synthesizes. The floor was found by trying releases (2026-12-04): 2.260.0, 2.265.0, 2.266.0 and
+ * 2.268.0 refuse the construct's cdk-nag acknowledgements (`Validations.of(...).acknowledge`
+ * rejects a rule id with `::`), 2.220.0 and 2.240.0 have no `Validations`, 2.200.0 and 2.160.0
+ * refuse 1 MiB SQS messages; 2.269.0 and 2.270.0 work, and 2.269.0 itself requires constructs
+ * ^10.5.0. aws-cdk-lib comes from
  * the npm registry; everything else is linked from this repository.
  */
 import { execFileSync } from 'node:child_process';
