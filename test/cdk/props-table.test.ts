@@ -1,5 +1,5 @@
 /**
- * The README's "Construct props" table against the props interface itself, read with the
+ * The "Construct props" table of docs/construct.md against the props interface itself, read with the
  * TypeScript compiler: a prop missing from the table, or a row naming no prop, fails here.
  */
 import { readFileSync } from 'node:fs';
@@ -36,18 +36,18 @@ function declaredProps(): PropDoc[] {
   });
 }
 
-/** The prop names the README's table lists: every `name` in the first column of its rows. */
+/** The prop names docs/construct.md's table lists: every `name` in the first column of its rows. */
 function tabledProps(): string[] {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = readme.split(/^### Construct props$/m)[1]?.split(/^#{2,3} /m)[0];
-  if (section === undefined) throw new Error('README.md has no "### Construct props" section');
+  const readme = readFileSync(path.join(root, 'docs', 'construct.md'), 'utf8');
+  const section = readme.split(/^## Construct props$/m)[1]?.split(/^#{2,3} /m)[0];
+  if (section === undefined) throw new Error('docs/construct.md has no "## Construct props" section');
   const rows = section.split('\n').filter((line) => /^\|/.test(line) && !/^\|\s*(prop\s*\||-)/.test(line));
   return rows.flatMap((row) =>
     [...(row.split('|')[1] ?? '').matchAll(/`([A-Za-z]+)`/g)].map((match) => match[1]),
   );
 }
 
-describe("the README's construct props table", () => {
+describe("docs/construct.md's construct props table", () => {
   const declared = declaredProps();
   const tabled = tabledProps();
 

@@ -1,6 +1,6 @@
 /**
- * The README's state machine diagrams are the synthesized definitions, drawn: a change to a
- * machine fails here until the README shows it. `PQ_WRITE_DIAGRAMS=1` rewrites the README's
+ * The state machine diagrams of docs/state-machines.md are the synthesized definitions, drawn: a change to a
+ * machine fails here until the page shows it. `PQ_WRITE_DIAGRAMS=1` rewrites its
  * blocks instead of comparing them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import {
 } from './state-machine-diagram';
 import { type AslDefinition, stateMachineDefinition, synthPipeline } from './synth';
 
-const README = path.join(__dirname, '..', '..', 'README.md');
+const DIAGRAMS_PAGE = path.join(__dirname, '..', '..', 'docs', 'state-machines.md');
 const { template } = synthPipeline();
 const machines = [
   ['verification', stateMachineDefinition(template, 'Verification').definition, VERIFICATION_VIEW],
@@ -26,36 +26,42 @@ const machines = [
 function readmeBlock(readme: string, name: string) {
   const marker = `<!-- generated: ${name} state machine`;
   const at = readme.indexOf(marker);
-  if (at === -1) throw new Error(`README.md has no "${marker}" marker`);
+  if (at === -1) throw new Error(`docs/state-machines.md has no "${marker}" marker`);
   const start = readme.indexOf('```mermaid\n', at) + '```mermaid\n'.length;
   const end = readme.indexOf('```', start);
   return { start, end, text: readme.slice(start, end).trimEnd() };
 }
 
-describe.each(machines)('the README diagram of the %s state machine', (name, definition, view) => {
-  it('is the one generated from the synthesized definition', () => {
-    const generated = mermaidDiagram(definition, view);
-    const readme = readFileSync(README, 'utf8');
-    const block = readmeBlock(readme, name);
-    if (process.env.PQ_WRITE_DIAGRAMS === '1' && block.text !== generated) {
-      writeFileSync(README, `${readme.slice(0, block.start)}${generated}\n${readme.slice(block.end)}`);
-      return;
-    }
-    expect(block.text).toBe(generated);
-  });
+describe.each(machines)(
+  'the docs/state-machines.md diagram of the %s state machine',
+  (name, definition, view) => {
+    it('is the one generated from the synthesized definition', () => {
+      const generated = mermaidDiagram(definition, view);
+      const readme = readFileSync(DIAGRAMS_PAGE, 'utf8');
+      const block = readmeBlock(readme, name);
+      if (process.env.PQ_WRITE_DIAGRAMS === '1' && block.text !== generated) {
+        writeFileSync(
+          DIAGRAMS_PAGE,
+          `${readme.slice(0, block.start)}${generated}\n${readme.slice(block.end)}`,
+        );
+        return;
+      }
+      expect(block.text).toBe(generated);
+    });
 
-  it('draws every state, or folds it into a node of its own sub-chain, but for the ways out of a task error', () => {
-    const drawn = new Set(drawnStates(definition));
-    const errorPaths = afterCatchAll(definition);
-    const missing = Object.keys(definition.States).filter(
-      (state) => !drawn.has(state) && !errorPaths.has(state),
-    );
-    expect(missing).toEqual([]);
-    for (const members of Object.values(view.folds)) {
-      for (const member of members) expect(drawn.has(member), member).toBe(true);
-    }
-  });
-});
+    it('draws every state, or folds it into a node of its own sub-chain, but for the ways out of a task error', () => {
+      const drawn = new Set(drawnStates(definition));
+      const errorPaths = afterCatchAll(definition);
+      const missing = Object.keys(definition.States).filter(
+        (state) => !drawn.has(state) && !errorPaths.has(state),
+      );
+      expect(missing).toEqual([]);
+      for (const members of Object.values(view.folds)) {
+        for (const member of members) expect(drawn.has(member), member).toBe(true);
+      }
+    });
+  },
+);
 
 describe('mermaidDiagram', () => {
   const definition: AslDefinition = {
