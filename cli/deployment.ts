@@ -22,7 +22,7 @@ import { QuarantineWriter } from '../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../lambdas/adapters/replay-claims';
 import { SourceQueue } from '../lambdas/adapters/source-queue';
 import { type ConsumerConfig, parseConfig } from '../lambdas/core/config';
-import { Refused, UsageError } from './errors';
+import { NotFound, Refused, UsageError } from './errors';
 import { RefusingReplayClaims } from './replay-claims';
 
 export interface Target {
@@ -102,7 +102,7 @@ async function consumerConfig(
 ): Promise<ConsumerConfig> {
   const variables = await firstCall(functionEnvironment(clients.lambda, functionName), profile);
   if (variables === undefined) {
-    throw new Refused(
+    throw new NotFound(
       `no Lambda function ${functionName} in this account and region (check --function, --region and --profile)`,
     );
   }

@@ -1,7 +1,8 @@
 /**
- * The two ways a command ends without success. Both print one line on stderr: a refusal or a
- * usage mistake exits 2 (nothing was changed, the operator can correct and retry); anything else
- * is a failure and exits 1.
+ * The ways a command ends without success, each with an exit code of its own (cli/run.ts EXIT),
+ * so that a script can tell them apart; each prints one line on stderr. A usage mistake (252, as
+ * the AWS CLI's), a refusal by a rule (2) and a missing subject (3) changed nothing; anything
+ * else is a failure (1): AWS unreachable, access denied, a write that did not happen.
  */
 
 /** The arguments do not make a command: unknown option, missing ID, bad --since. */
@@ -12,10 +13,18 @@ export class UsageError extends Error {
   }
 }
 
-/** A rule forbids the action now (rules 4, 8, 11c, 12) or its subject does not exist. */
+/** A rule forbids the action now (rules 4, 8, 11c, 12). */
 export class Refused extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'Refused';
+  }
+}
+
+/** Its subject does not exist: no such record, backstop message or consumer function. */
+export class NotFound extends Refused {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFound';
   }
 }

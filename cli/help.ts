@@ -40,8 +40,12 @@ A breaker item nobody can read (pq status: Breaker UNREADABLE; the consumer hold
 A stop at capacity (reason quarantine-capacity) with fewer open records than the count says:
   pq recount --reason "..."         sets the count to the records; then pq resume --reason "..."
 
-Exit codes: 0 done; 2 refused or bad arguments, nothing changed (the reason is on stderr);
-1 failed (AWS unreachable, access denied...: the message is on stderr).
+Exit codes (the reason is on stderr):
+  0    done
+  1    failed: AWS unreachable, access denied, a write that did not happen
+  2    refused by a rule (a cause first, frozen, not paused...): nothing changed
+  3    not found: no such record, backstop message or consumer function; nothing changed
+  252  bad arguments (as the AWS CLI): nothing ran
 
 Stored text (error messages, keys, causes, reasons) is printed with control characters and
 bidi controls shown as escapes (\\x1b, \\u202e); --json carries the exact strings, with those

@@ -13,7 +13,7 @@ import {
 } from './arguments';
 import type { Command, CommandContext, CommandEntry, CommandResult } from './command';
 import type { Deployment, Target } from './deployment';
-import { Refused, UsageError } from './errors';
+import { NotFound, Refused, UsageError } from './errors';
 import { commandHelp, overallHelp } from './help';
 import { jsonText, type Output, terminalText } from './output';
 import { versionLine } from './version';
@@ -28,7 +28,8 @@ export interface CliIo {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-export const EXIT = { ok: 0, failed: 1, refused: 2 } as const;
+/** Documented in the overall help (cli/help.ts) and docs/operate.md. */
+export const EXIT = { ok: 0, failed: 1, refused: 2, notFound: 3, usage: 252 } as const;
 
 /** `commands`: the table to run from (bin/pq-commands.ts assembles pq's). */
 export async function runCli(
@@ -75,7 +76,7 @@ async function withoutCommand(
   }
   say(io.stdout, overallHelp(commands));
   // `pq` alone asked for nothing: the help, but not success, for a script that lost its command.
-  return args.flag('help') ? EXIT.ok : EXIT.refused;
+  return args.flag('help') ? EXIT.ok : EXIT.usage;
 }
 
 function commandNamed(commands: readonly CommandEntry[], name: string) {
@@ -131,7 +132,11 @@ function report(command: Command | undefined, error: unknown, io: CliIo): number
   const who = command === undefined ? 'pq' : `pq ${command.name}`;
   if (error instanceof UsageError) {
     say(io.stderr, `${who}: ${error.message} (${who} --help)\n`);
-    return EXIT.refused;
+    return EXIT.usage;
+  }
+  if (error instanceof NotFound) {
+    say(io.stderr, `${who}: not found: ${error.message}\n`);
+    return EXIT.notFound;
   }
   if (error instanceof Refused) {
     say(io.stderr, `${who}: refused: ${error.message}\n`);

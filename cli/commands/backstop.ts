@@ -21,7 +21,7 @@ import { oneOf, positiveNumber, requiredReason } from '../arguments';
 import { bodyText, describeBody } from '../body';
 import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';
-import { Refused, UsageError } from '../errors';
+import { NotFound, Refused, UsageError } from '../errors';
 import { block, fields, section, table } from '../output';
 import { pacer } from '../pacing';
 import { auditEntry } from '../replay-flow';
@@ -108,7 +108,7 @@ const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
     const id = oneMessageId('show', rest);
     const message = (await queue.peek(LIST_MAX, 10)).find((candidate) => candidate.messageId === id);
     if (message === undefined)
-      throw new Refused(`no message ${id} in the backstop (pq backstop list shows them)`);
+      throw new NotFound(`no message ${id} in the backstop (pq backstop list shows them)`);
     const row = await backstopRow(deployment, message);
     const body = describeBody(Buffer.from(message.body, 'utf8'));
     const json = {
@@ -307,7 +307,7 @@ async function forEachHeld<T extends object>(
     if (wanted !== 'all' && outcomes.length > 0) break;
   }
   if (wanted !== 'all' && outcomes.length === 0) {
-    throw new Refused(`no message ${wanted} in the backstop (pq backstop list shows them)`);
+    throw new NotFound(`no message ${wanted} in the backstop (pq backstop list shows them)`);
   }
   return outcomes;
 }

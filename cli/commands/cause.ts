@@ -5,7 +5,7 @@ import { QuarantineNotFoundError } from '../../lambdas/ports/errors';
 import { positionals } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
-import { Refused } from '../errors';
+import { NotFound, Refused } from '../errors';
 import { table } from '../output';
 import type { Actor } from '../replay-flow';
 import { unresolvedInGroup } from './group-members';
@@ -61,7 +61,7 @@ async function setCause(deployment: Deployment, id: string, text: string, actor:
     return await deployment.records.setCause(id, text, { who: actor.who, when: actor.now, why: actor.why });
   } catch (error) {
     if (error instanceof QuarantineNotFoundError)
-      throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
+      throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
     throw error;
   }
 }

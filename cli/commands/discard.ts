@@ -6,7 +6,7 @@ import { QuarantineStatusConflictError } from '../../lambdas/ports/errors';
 import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
-import { Refused } from '../errors';
+import { NotFound, Refused } from '../errors';
 import { actOnGroup, isRefusal, type MemberRefusal, unresolvedInGroup } from './group-members';
 
 interface Discarded {
@@ -47,7 +47,7 @@ records are reported as refused (exit 2).`,
       );
     }
     const record = await deployment.records.get(id ?? '');
-    if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
+    if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
     const outcome = await discardOne(context, deployment, record, why);
     if (isRefusal(outcome)) throw new Refused(`record ${record.id}: ${outcome.refused}`);
     return {

@@ -6,7 +6,7 @@ import { ownIdentity, replayKeyOf } from '../../lambdas/core/replay-message';
 import { positionals, positiveNumber, requiredReason } from '../arguments';
 import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';
-import { Refused, UsageError } from '../errors';
+import { NotFound, Refused, UsageError } from '../errors';
 import { table } from '../output';
 import { pacedDuration, pacer } from '../pacing';
 import {
@@ -86,7 +86,7 @@ Either way the audit records you, the reason and what the ledger showed.`,
     const { replayFrozen } = await deployment.control.snapshot();
     if (group === undefined) {
       const record = await deployment.records.get(id ?? '');
-      if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
+      if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
       if (dryRun) return dryRunOf(deployment, [record], replayFrozen, rate);
       const receipt = await replayOne(context, deployment, record, replayFrozen);
       if (isRefusal(receipt)) throw new Refused(`record ${record.id}: ${receipt.refused}`);
@@ -185,7 +185,7 @@ async function resume(context: CommandContext): Promise<CommandResult> {
   const why = requiredReason(context.args);
   const deployment = await context.deployment();
   const record = await deployment.records.get(id ?? '');
-  if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
+  if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
   const ledger = await deployment.ledger.get(replayKeyOf(record));
   const plan = decideResume(record, ledger, context.now());
   if (plan.kind === 'refuse') throw new Refused(`record ${record.id}: ${plan.reason}`);

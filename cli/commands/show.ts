@@ -6,7 +6,7 @@ import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { positionals } from '../arguments';
 import { type BodyDescription, bodyText, describeBody } from '../body';
 import type { Command, CommandContext } from '../command';
-import { Refused } from '../errors';
+import { NotFound, Refused } from '../errors';
 import { block, fields, section, table } from '../output';
 
 export const show: Command = {
@@ -31,7 +31,7 @@ Next: pq cause ID "what went wrong"`,
     const bodyOut = context.args.string('body-out');
     const deployment = await context.deployment();
     const record = await deployment.records.get(id);
-    if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
+    if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
     const [ledger, envelope, bytes] = await Promise.all([
       deployment.ledger.get(record.messageKey),
       deployment.records.readEnvelope(id).catch(absentAs(undefined)),

@@ -11,7 +11,7 @@ import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../l
 import { positionals, requiredReason } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import type { Deployment } from '../deployment';
-import { Refused, UsageError } from '../errors';
+import { NotFound, Refused, UsageError } from '../errors';
 import { type Actor, replayMessage, replayRecord } from '../replay-flow';
 
 const DECISIONS: readonly VerifyDecision[] = Object.values(VERIFY_DECISION);
@@ -52,7 +52,7 @@ but has not reached its wait yet (try again in a minute), once it was decided, a
 
     const deployment = await context.deployment();
     const record = await deployment.records.get(id ?? '');
-    if (record === undefined) throw new Refused(`no quarantine record ${id} (pq list shows the ids)`);
+    if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
     const [token, control, execution] = await Promise.all([
       deployment.records.taskTokenOf(record.id),
       deployment.control.snapshot(),

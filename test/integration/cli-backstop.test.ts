@@ -114,8 +114,8 @@ describe('pq backstop', () => {
     expect(noReason.code).toBe(2);
     expect(take).toMatchObject({ code: 0, stdout: `Taken ${messageId}: ${recordId}\n`, stderr: '' });
     expect(again).toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining(`no message ${messageId} in the backstop`),
+      code: 3,
+      stderr: expect.stringContaining(`not found: no message ${messageId} in the backstop`),
     });
     expect(await backstopHolds()).toBe(0);
     const record = await cli.records.get(recordId);

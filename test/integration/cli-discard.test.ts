@@ -63,7 +63,7 @@ describe('pq discard ID', () => {
       stderr: 'pq discard: refused: --reason "why" is required\n',
     });
     expect((await cli.run('discard', 'q-nope', '--reason', 'x')).stderr).toBe(
-      'pq discard: refused: no quarantine record q-nope (pq list shows the ids)\n',
+      'pq discard: not found: no quarantine record q-nope (pq list shows the ids)\n',
     );
     expect((await cli.records.get(seeded.id))?.status).toBe('open');
   });

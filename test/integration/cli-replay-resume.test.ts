@@ -162,7 +162,7 @@ describe('pq replay ID --resume', () => {
       'pq replay: refused: --reason "why" is required\n',
     );
     expect(await cli.run('replay', '--group', 'g-0000000000', '--resume', '--reason', 'x')).toStrictEqual({
-      code: 2,
+      code: 252,
       stdout: '',
       stderr: 'pq replay: --resume takes one ID, not --group (pq replay --help)\n',
     });

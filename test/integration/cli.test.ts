@@ -288,10 +288,10 @@ describe('pq list', () => {
     });
   });
 
-  it('refuses an unknown status (exit 2), naming the choices', async () => {
+  it('refuses an unknown status (exit 252), naming the choices', async () => {
     const { code, stderr } = await cli.run('list', '--status', 'closed');
 
-    expect(code).toBe(2);
+    expect(code).toBe(252);
     expect(stderr).toBe(
       'pq list: --status must be one of open, awaiting-operator, replaying, resolved, replayed (given closed) (pq list --help)\n',
     );
@@ -393,11 +393,11 @@ describe('pq show', () => {
     }
   });
 
-  it('refuses an unknown id (exit 2)', async () => {
+  it('says an unknown id is not found (exit 3)', async () => {
     expect(await cli.run('show', 'q-nope')).toStrictEqual({
-      code: 2,
+      code: 3,
       stdout: '',
-      stderr: 'pq show: refused: no quarantine record q-nope (pq list shows the ids)\n',
+      stderr: 'pq show: not found: no quarantine record q-nope (pq list shows the ids)\n',
     });
   });
 });
@@ -435,7 +435,7 @@ describe('stored strings in text output', () => {
     expect(freeze.stdout).toContain(`: because ${HOSTILE_SHOWN}).\n`);
     expect(status.stdout).toMatch(/^Replay: +FROZEN by .*: because \\x1b\[2J/m);
     expect(refused.stderr).toBe(
-      `pq show: refused: no quarantine record q-${HOSTILE_SHOWN} (pq list shows the ids)\n`,
+      `pq show: not found: no quarantine record q-${HOSTILE_SHOWN} (pq list shows the ids)\n`,
     );
   });
 
@@ -455,15 +455,15 @@ describe('the command line', () => {
     [['frobnicate'], 'pq: unknown command "frobnicate" (pq --help)\n'],
     [['status', '--colour'], "pq status: Unknown option '--colour' (pq status --help)\n"],
     [['show'], 'pq show: expected ID, given 0 argument(s) (pq show --help)\n'],
-  ])('refuses %j (exit 2) with one line on stderr', async (argv, stderr) => {
-    expect(await cli.run(...argv)).toStrictEqual({ code: 2, stdout: '', stderr });
+  ])('refuses %j (exit 252) with one line on stderr', async (argv, stderr) => {
+    expect(await cli.run(...argv)).toStrictEqual({ code: 252, stdout: '', stderr });
   });
 
   it('asks which consumer when neither --function nor PQ_FUNCTION is given', async () => {
     const { code, stderr } = await runRaw(['status'], {});
 
     expect({ code, stderr }).toStrictEqual({
-      code: 2,
+      code: 252,
       stderr: 'pq status: which consumer? pass --function NAME (or set PQ_FUNCTION) (pq status --help)\n',
     });
   });
@@ -526,18 +526,18 @@ describe('the command line', () => {
       }
     });
 
-    it('given no profile, then it says that the region is missing and how to give it (exit 2)', async () => {
+    it('given no profile, then it says that the region is missing and how to give it (exit 252)', async () => {
       expect(await runWithFiles(target())).toStrictEqual({
-        code: 2,
+        code: 252,
         stdout: '',
         stderr:
           'pq status: no region: pass --region REGION, set AWS_REGION, or use a --profile that has one (pq status --help)\n',
       });
     });
 
-    it('given a profile the files do not have, then it names it (exit 2)', async () => {
+    it('given a profile the files do not have, then it names it (exit 252)', async () => {
       expect(await runWithFiles([...target(), '--profile', 'pq-nowhere'])).toMatchObject({
-        code: 2,
+        code: 252,
         stderr: expect.stringContaining(
           'no region: the profile pq-nowhere has none, or is not in your AWS config files',
         ),

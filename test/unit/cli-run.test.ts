@@ -1,7 +1,7 @@
 /**
  * `pq` as a command line, before anything reaches AWS: --version, help in every spelling the AWS
  * CLI's users try (-h, --help, pq help CMD), global options on either side of the command name,
- * and bad input refused (exit 2) with one line that names it.
+ * and bad input refused (exit 252, as the AWS CLI's) with one line that names it.
  */
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/commands';
@@ -58,12 +58,12 @@ describe('help', () => {
       expect(output).toStrictEqual({ code: 0, stdout: first?.stdout, stderr: '' });
   });
 
-  it('given no command at all, then it prints the overall help but exits 2: a script lost its command', async () => {
-    expect(await pq()).toMatchObject({ code: 2, stdout: expect.stringContaining('Usage: pq'), stderr: '' });
+  it('given no command at all, then it prints the overall help but exits 252: a script lost its command', async () => {
+    expect(await pq()).toMatchObject({ code: 252, stdout: expect.stringContaining('Usage: pq'), stderr: '' });
   });
 });
 
-describe('bad input: exit 2, one line on stderr naming it, nothing sent to AWS', () => {
+describe('bad input: exit 252, one line on stderr naming it, nothing sent to AWS', () => {
   it.each([
     [['frobnicate'], 'pq: unknown command "frobnicate" (pq --help)'],
     [['help', 'frobnicate'], 'pq: unknown command "frobnicate" (pq --help)'],
@@ -100,6 +100,6 @@ describe('bad input: exit 2, one line on stderr naming it, nothing sent to AWS',
       'pq replay: --resume takes no --dry-run or --rate (pq replay --help)',
     ],
   ])('given %j', async (argv, line) => {
-    expect(await pq(...argv)).toStrictEqual({ code: 2, stdout: '', stderr: `${line}\n` });
+    expect(await pq(...argv)).toStrictEqual({ code: 252, stdout: '', stderr: `${line}\n` });
   });
 });
