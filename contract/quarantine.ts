@@ -36,6 +36,16 @@ export const QUARANTINE_REASONS = [
 
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
+/** The quarantine table's indexes, by what they find (lib/quarantine-storage.ts makes them). */
+export const QUARANTINE_INDEXES = {
+  /** `status`, `createdAt`: pq list, status and the console. */
+  byStatus: 'byStatus',
+  /** `messageKey`, `createdAt`, keys only: pq find --key. */
+  byMessageKey: 'byMessageKey',
+  /** `messageId`, `createdAt`, keys only: pq find --message-id. */
+  byMessageId: 'byMessageId',
+} as const;
+
 /** Quarantine record attributes the verification machine reads and writes (table key `id`). */
 export const RECORD_ATTRIBUTES = {
   status: 'status',

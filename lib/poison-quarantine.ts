@@ -246,6 +246,8 @@ export class PoisonQuarantine extends Construct {
       allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], this.quarantineTable.tableArn),
       // list (pq list, status and the --group forms); the reader projects the task token away.
       allow(['dynamodb:Query'], this.storage.byStatusIndexArn),
+      // find: the ids of a message key's or message id's records (keys only).
+      ...this.storage.findIndexArns.map((arn) => allow(['dynamodb:Query'], arn)),
       // Ledger: get (show); resetForReplay and markQuarantined (replay and its undo).
       allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], this.attemptsTable.tableArn),
       // Control: read, breakerTaskToken, the stop requests, snapshot; setOperatorAction (resume,

@@ -3,10 +3,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { QUARANTINE_INDEXES } from '../contract/quarantine';
 import { QUARANTINE_PREFIX } from '../contract/storage';
-
-/** The records by status and time; the adapters query it by this name. */
-const BY_STATUS_INDEX = 'byStatus';
 
 export interface QuarantineStorageProps {
   readonly removalPolicy: RemovalPolicy;
@@ -31,12 +29,26 @@ export class QuarantineStorage extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: props.removalPolicy,
     });
+    // pq list, status and the console: the records of a status, newest first.
     this.table.addGlobalSecondaryIndex({
-      indexName: BY_STATUS_INDEX,
+      indexName: QUARANTINE_INDEXES.byStatus,
       partitionKey: { name: 'status', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'createdAt', type: dynamodb.AttributeType.STRING },
       projectionType: dynamodb.ProjectionType.ALL,
     });
+    // pq find: every record of a message key, or of an SQS message id, without reading the rest.
+    // Only the id is projected: find reads each record whole (as pq show does).
+    for (const [indexName, attribute] of [
+      [QUARANTINE_INDEXES.byMessageKey, 'messageKey'],
+      [QUARANTINE_INDEXES.byMessageId, 'messageId'],
+    ] as const) {
+      this.table.addGlobalSecondaryIndex({
+        indexName,
+        partitionKey: { name: attribute, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: 'createdAt', type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+      });
+    }
 
     this.bucket = new s3.Bucket(this, 'Content', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -71,7 +83,16 @@ export class QuarantineStorage extends Construct {
 
   /** ARN of the byStatus index, for Query permissions. */
   public get byStatusIndexArn(): string {
-    return `${this.table.tableArn}/index/${BY_STATUS_INDEX}`;
+    return this.indexArn(QUARANTINE_INDEXES.byStatus);
+  }
+
+  /** ARNs of the indexes pq find queries. */
+  public get findIndexArns(): string[] {
+    return [this.indexArn(QUARANTINE_INDEXES.byMessageKey), this.indexArn(QUARANTINE_INDEXES.byMessageId)];
+  }
+
+  private indexArn(name: string): string {
+    return `${this.table.tableArn}/index/${name}`;
   }
 
   /**

@@ -18,6 +18,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./list')).list,
   },
   {
+    name: 'find',
+    summary: 'the records of one message, by its key or its SQS message id',
+    load: async () => (await import('./find')).find,
+  },
+  {
     name: 'show',
     summary: 'one record: evidence, attempt history, audit, the exact body',
     load: async () => (await import('./show')).show,

@@ -72,6 +72,11 @@ function limited<T>(lines: readonly T[], limit: number | undefined, what: string
 
 function oneByOne(all: readonly QuarantineRecord[], limit: number | undefined) {
   const { shown: records, total, note } = limited(all, limit, 'records');
+  return { json: { records, total }, text: recordsTable(records) + note };
+}
+
+/** One line a record: what `pq list` and `pq find` print. */
+export function recordsTable(records: readonly QuarantineRecord[]): string {
   const rows = records.map((record) => [
     record.id,
     record.status,
@@ -83,10 +88,7 @@ function oneByOne(all: readonly QuarantineRecord[], limit: number | undefined) {
       ? `${record.lastError.name}: ${record.lastError.message.split('\n')[0]}`
       : `crash at ${record.stage}`,
   ]);
-  return {
-    json: { records, total },
-    text: table(['ID', 'STATUS', 'REASON', 'QUARANTINED', 'ATT/CHG', 'CAUSE', 'LAST ERROR'], rows) + note,
-  };
+  return table(['ID', 'STATUS', 'REASON', 'QUARANTINED', 'ATT/CHG', 'CAUSE', 'LAST ERROR'], rows);
 }
 
 function grouped(records: readonly QuarantineRecord[], limit: number | undefined) {

@@ -25,6 +25,7 @@ import {
 import {
   COUNTED_STATUSES,
   OPEN_RECORDS_COUNTER,
+  QUARANTINE_INDEXES,
   type QuarantineStatus,
   RECORD_ATTRIBUTES as R,
 } from '../../contract/quarantine';
@@ -178,7 +179,7 @@ export class OpenRecordsCounter {
         const page = await this.dynamodb.send(
           new QueryCommand({
             TableName: this.table,
-            IndexName: 'byStatus',
+            IndexName: QUARANTINE_INDEXES.byStatus,
             KeyConditionExpression: `#${R.status} = :status`,
             ExpressionAttributeNames: namesIn(`#${R.status}`),
             ExpressionAttributeValues: { ':status': S(status) },

@@ -13,6 +13,7 @@ import {
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   OPEN_RECORDS_COUNTER,
+  QUARANTINE_INDEXES,
   QUARANTINE_STATUS,
   type QuarantineStatus,
   RECORD_ATTRIBUTES as R,
@@ -83,6 +84,43 @@ export class QuarantineRecords {
     return result.Item === undefined ? undefined : toQuarantineRecord(result.Item);
   }
 
+  /**
+   * Every record of a message key, or of an SQS message id, newest first: their ids from the
+   * index (eventually consistent on AWS), then each record read whole. At most `limit`.
+   */
+  async find(
+    by: { readonly messageKey: string } | { readonly messageId: string },
+    limit: number,
+  ): Promise<QuarantineRecord[]> {
+    const [index, attribute, value] =
+      'messageKey' in by
+        ? [QUARANTINE_INDEXES.byMessageKey, R.messageKey, by.messageKey]
+        : [QUARANTINE_INDEXES.byMessageId, 'messageId', by.messageId];
+    const condition = `#${attribute} = :value`;
+    const ids: string[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page = await this.guard('find', value, () =>
+        this.dynamodb.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: index,
+            KeyConditionExpression: condition,
+            ExpressionAttributeNames: namesIn(condition),
+            ExpressionAttributeValues: { ':value': S(value) },
+            ScanIndexForward: false,
+            Limit: limit - ids.length,
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      ids.push(...(page.Items ?? []).map((item) => item.id?.S ?? '').filter((id) => id !== ''));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined && ids.length < limit);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((record): record is QuarantineRecord => record !== undefined);
+  }
+
   /** Records of one status, newest first (the byStatus index; eventually consistent on AWS). */
   async list(query: {
     readonly status: QuarantineStatus;
@@ -99,7 +137,7 @@ export class QuarantineRecords {
         this.dynamodb.send(
           new QueryCommand({
             TableName: this.table,
-            IndexName: 'byStatus',
+            IndexName: QUARANTINE_INDEXES.byStatus,
             KeyConditionExpression: keyCondition,
             ProjectionExpression: PROJECTION,
             ExpressionAttributeNames: namesIn(keyCondition, PROJECTION),

@@ -153,19 +153,24 @@ describe('PoisonQuarantine with default props', () => {
     });
   });
 
-  it('lists quarantine records by status and time', () => {
+  it('lists quarantine records by status and time, and finds them by message key and by message id', () => {
+    const index = (name: string, partition: string, projection: string) =>
+      Match.objectLike({
+        IndexName: name,
+        KeySchema: [
+          { AttributeName: partition, KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: projection },
+      });
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       GlobalSecondaryIndexes: [
-        Match.objectLike({
-          IndexName: 'byStatus',
-          KeySchema: [
-            { AttributeName: 'status', KeyType: 'HASH' },
-            { AttributeName: 'createdAt', KeyType: 'RANGE' },
-          ],
-        }),
+        index('byStatus', 'status', 'ALL'),
+        index('byMessageKey', 'messageKey', 'KEYS_ONLY'),
+        index('byMessageId', 'messageId', 'KEYS_ONLY'),
       ],
     });
   });
@@ -505,8 +510,13 @@ describe('PoisonQuarantine options', () => {
       'dynamodb:GetItem': [records, attempts, control],
       'dynamodb:UpdateItem': [records, attempts, control],
       'dynamodb:BatchGetItem': [control],
-      // The stop requests (pq status, and the resume that lifts them).
-      'dynamodb:Query': [`${records}/index/byStatus`, control],
+      // The stop requests (pq status, and the resume that lifts them); pq find's two indexes.
+      'dynamodb:Query': [
+        `${records}/index/byMessageId`,
+        `${records}/index/byMessageKey`,
+        `${records}/index/byStatus`,
+        control,
+      ],
       // An answer is recorded only while the breaker is still paused in its epoch.
       'dynamodb:ConditionCheckItem': [control],
       's3:GetObject': [`PipelineQuarantineContent/${QUARANTINE_PREFIX}*`],

@@ -402,6 +402,42 @@ describe('pq show', () => {
   });
 });
 
+describe('pq find', () => {
+  it('finds the records of one message by its key and by its message id, and no other', async () => {
+    // Prepare: a message quarantined, and under its key a collision's record; another message.
+    const first = await cli.quarantine();
+    const collision = await cli.quarantine({ collidesWith: first });
+    const other = await cli.quarantine();
+    const collisionMessageId = (await cli.records.get(collision.id))?.messageId ?? '';
+
+    // Act
+    const byKey = await cli.run('find', '--key', first.messageKey, '--json');
+    const byMessageId = await cli.run('find', '--message-id', collisionMessageId);
+    const text = await cli.run('find', '--key', first.messageKey);
+
+    // Assess
+    expect(byKey.code).toBe(0);
+    const ids = (JSON.parse(byKey.stdout) as { records: { id: string }[] }).records.map(
+      (record) => record.id,
+    );
+    expect(ids.sort()).toStrictEqual([first.id, collision.id].sort());
+    expect(byMessageId).toMatchObject({ code: 0, stdout: expect.stringContaining(collision.id) });
+    expect(byMessageId.stdout).not.toContain(first.id);
+    expect(text.stdout).toMatch(/^ID +STATUS +REASON/);
+    expect(text.stdout).not.toContain(other.id);
+  });
+
+  it('says a key no record has is not found (exit 3), and wants exactly one of --key and --message-id (252)', async () => {
+    expect(await cli.run('find', '--key', 'order-nobody')).toStrictEqual({
+      code: 3,
+      stdout: '',
+      stderr: 'pq find: not found: no quarantine record of key order-nobody (pq list shows them all)\n',
+    });
+    expect((await cli.run('find')).code).toBe(252);
+    expect((await cli.run('find', '--key', 'a', '--message-id', 'b')).code).toBe(252);
+  });
+});
+
 describe('stored strings in text output', () => {
   it('shows escapes, never the characters, in show, list, cause, freeze and status, and on stderr', async () => {
     const seeded = await cli.quarantine({

@@ -14,6 +14,7 @@ const REACHES_AWS: Readonly<Record<string, readonly string[]>> = {
   status: [],
   list: [],
   show: ['q-1'],
+  find: ['--key', 'order-1'],
   cause: ['q-1', 'a cause'],
   replay: ['q-1', '--reason', 'r'],
   discard: ['q-1', '--reason', 'r'],
