@@ -1,9 +1,11 @@
 /** `pq list`: quarantine records, one per line or grouped by how they failed. */
-import { QUARANTINE_REASONS, QUARANTINE_STATUS } from '../../contract/quarantine';
+import { QUARANTINE_REASONS, QUARANTINE_STATUS, type QuarantineStatus } from '../../contract/quarantine';
+import type { RecordPosition } from '../../lambdas/adapters/quarantine-reader';
 import { groupBySignature, hasCause } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { oneOf, parseSince, positionals, positiveInteger } from '../arguments';
 import type { Command, CommandContext } from '../command';
+import { UsageError } from '../errors';
 import { choicesHelp } from '../help';
 import { table } from '../output';
 
@@ -21,10 +23,13 @@ export const list: Command = {
     since: { type: 'string' },
     group: { type: 'boolean' },
     limit: { type: 'string' },
+    'max-items': { type: 'string' },
+    'starting-token': { type: 'string' },
   },
   help: `pq list - quarantine records, newest first
 
 Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--limit N] [--json]
+       pq list [--status S] [--reason R] --max-items N [--starting-token T] [--json]
 
   --status S   ${choicesHelp(STATUSES, CHOICES_INDENT)}
                (default: open and awaiting-operator, what still needs a person)
@@ -33,6 +38,10 @@ Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--limit N] 
   --group      one line per failure group (records with the same error signature), biggest
                first. GROUP is a short id: pq replay --group GROUP replays every open record in it
   --limit N    the first N lines only (records, or groups with --group); says how many there were
+               (every record of the statuses is read to count them)
+  --max-items N        one page of at most N records, as the AWS CLI pages: reads one page of
+                       each status, no more, and prints the token that continues after it
+  --starting-token T   the next page: the token the previous page printed
 
 CAUSE is "unidentified" until someone runs pq cause; replay is refused until then.
 
@@ -48,6 +57,10 @@ Next: pq show ID`,
     const reason = reasonText === undefined ? undefined : oneOf('reason', reasonText, QUARANTINE_REASONS);
     const limitText = args.string('limit');
     const limit = limitText === undefined ? undefined : positiveInteger('limit', limitText);
+    const maxItemsText = args.string('max-items');
+    if (maxItemsText !== undefined || args.string('starting-token') !== undefined) {
+      return onePage(context, statuses, reason, maxItemsText);
+    }
     const deployment = await context.deployment();
     const pages = await Promise.all(
       statuses.map((state) => deployment.records.list({ status: state, ...(since ? { since } : {}) })),
@@ -59,6 +72,95 @@ Next: pq show ID`,
     return args.flag('group') ? grouped(records, limit) : oneByOne(records, limit);
   },
 };
+
+/**
+ * `--max-items N [--starting-token T]`: one Query of at most N records per status, merged newest
+ * first, the first N shown; the token says where each status continues (after its last record
+ * shown), so a record fetched but not shown comes on the next page.
+ */
+async function onePage(
+  context: CommandContext,
+  statuses: readonly QuarantineStatus[],
+  reason: string | undefined,
+  maxItemsText: string | undefined,
+) {
+  const { args } = context;
+  const conflicting = ['group', 'limit', 'since'].filter((name) =>
+    name === 'group' ? args.flag(name) : args.string(name) !== undefined,
+  );
+  if (maxItemsText === undefined || conflicting.length > 0) {
+    throw new UsageError(
+      maxItemsText === undefined
+        ? '--starting-token continues a --max-items page: give --max-items N too'
+        : `--max-items pages the records as they are stored; it takes no --${conflicting.join(', --')}`,
+    );
+  }
+  const maxItems = positiveInteger('max-items', maxItemsText);
+  const from = decodeToken(args.string('starting-token'));
+  const deployment = await context.deployment();
+  const pages = await Promise.all(
+    statuses
+      .filter((state) => from[state] !== END)
+      .map(async (state) => {
+        const after = from[state];
+        const page = await deployment.records.page({
+          status: state,
+          limit: maxItems,
+          ...(typeof after === 'object' ? { after } : {}),
+          ...(reason === undefined ? {} : { reason }),
+        });
+        return { state, ...page };
+      }),
+  );
+  const records = pages
+    .flatMap((page) => page.records)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    .slice(0, maxItems);
+  const next: Positions = { ...from };
+  for (const page of pages) {
+    const shown = records.filter((record) => record.status === page.state);
+    const lastShown = shown.at(-1);
+    next[page.state] =
+      shown.length === page.records.length
+        ? (page.last ?? END)
+        : lastShown === undefined
+          ? from[page.state]
+          : { id: lastShown.id, createdAt: lastShown.createdAt };
+  }
+  const more = statuses.some((state) => next[state] !== END);
+  const nextToken = more ? encodeToken(next) : undefined;
+  return {
+    json: { records, ...(nextToken === undefined ? {} : { nextToken }) },
+    text: recordsTable(records) + (nextToken === undefined ? '' : `(more: --starting-token ${nextToken})\n`),
+  };
+}
+
+/** Where each status continues; END once its records are all shown. */
+type Positions = Partial<Record<QuarantineStatus, RecordPosition | typeof END | undefined>>;
+const END = 'end';
+
+function encodeToken(positions: Positions): string {
+  return Buffer.from(JSON.stringify(positions), 'utf8').toString('base64url');
+}
+
+function decodeToken(token: string | undefined): Positions {
+  if (token === undefined) return {};
+  try {
+    const positions = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Positions;
+    const valid = Object.entries(positions).every(
+      ([state, position]) =>
+        STATUSES.includes(state as QuarantineStatus) &&
+        (position === END ||
+          (typeof position === 'object' &&
+            typeof position?.id === 'string' &&
+            typeof position.createdAt === 'string')),
+    );
+    if (valid) return positions;
+  } catch {
+    // said below
+  }
+  throw new UsageError(`--starting-token is not a token pq list printed (given ${token})`);
+}
 
 /** The first `limit` lines, and a line that says what was left out. */
 function limited<T>(lines: readonly T[], limit: number | undefined, what: string) {

@@ -40,6 +40,12 @@ import {
 import { quarantineObjectKeys } from './quarantine-writer';
 import { describeSdkError, isSdkError } from './sdk-errors';
 
+/** Where a page of a status's records ended: the last record's id and quarantine time. */
+export interface RecordPosition {
+  readonly id: string;
+  readonly createdAt: string;
+}
+
 /** Who acts and why; `what` is filled in by the action. */
 export interface OperatorAction {
   readonly who: string;
@@ -119,6 +125,54 @@ export class QuarantineRecords {
     } while (startKey !== undefined && ids.length < limit);
     const records = await Promise.all(ids.map((id) => this.get(id)));
     return records.filter((record): record is QuarantineRecord => record !== undefined);
+  }
+
+  /**
+   * One page of one status's records, newest first: a single Query of at most `limit` items,
+   * after the record `after` names (its id and createdAt), with `reason` filtered by DynamoDB (a
+   * page may then hold fewer). `last` names where the page ended; undefined when nothing follows.
+   */
+  async page(query: {
+    readonly status: QuarantineStatus;
+    readonly limit: number;
+    readonly after?: RecordPosition;
+    readonly reason?: string;
+  }): Promise<{ readonly records: QuarantineRecord[]; readonly last?: RecordPosition }> {
+    const keyCondition = `#${R.status} = :status`;
+    const filter = query.reason === undefined ? undefined : '#reason = :reason';
+    const { after } = query;
+    const page = await this.guard('page', query.status, () =>
+      this.dynamodb.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: QUARANTINE_INDEXES.byStatus,
+          KeyConditionExpression: keyCondition,
+          ...(filter === undefined ? {} : { FilterExpression: filter }),
+          ProjectionExpression: PROJECTION,
+          ExpressionAttributeNames: namesIn(keyCondition, PROJECTION, filter ?? ''),
+          ExpressionAttributeValues: {
+            ':status': S(query.status),
+            ...(query.reason === undefined ? {} : { ':reason': S(query.reason) }),
+          },
+          ScanIndexForward: false,
+          Limit: query.limit,
+          ...(after === undefined
+            ? {}
+            : {
+                ExclusiveStartKey: {
+                  id: S(after.id),
+                  [R.status]: S(query.status),
+                  createdAt: S(after.createdAt),
+                },
+              }),
+        }),
+      ),
+    );
+    const last = page.LastEvaluatedKey;
+    return {
+      records: (page.Items ?? []).map(toQuarantineRecord),
+      ...(last === undefined ? {} : { last: { id: last.id?.S ?? '', createdAt: last.createdAt?.S ?? '' } }),
+    };
   }
 
   /** Records of one status, newest first (the byStatus index; eventually consistent on AWS). */

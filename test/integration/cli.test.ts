@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { runCli } from '../../cli/run';
+import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
 import { groupId } from '../../lambdas/core/operator';
 import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 import { type CliHarness, PARSE_ERROR, startCliHarness } from './support/cli-harness';
@@ -399,6 +400,108 @@ describe('pq show', () => {
       stdout: '',
       stderr: 'pq show: not found: no quarantine record q-nope (pq list shows the ids)\n',
     });
+  });
+});
+
+describe('pq list --max-items', () => {
+  it('reads one page a call, and its tokens walk every record once, newest first', async () => {
+    // Prepare: seven records of a reason no other test uses, one a day.
+    const seeded = [];
+    for (let day = 1; day <= 7; day++) {
+      seeded.push(
+        await cli.quarantine({
+          reason: 'transient-retries-exhausted',
+          createdAt: `2031-01-0${day}T00:00:00.000Z`,
+        }),
+      );
+    }
+    const pages = vi.spyOn(QuarantineRecords.prototype, 'page');
+    const fullReads = vi.spyOn(QuarantineRecords.prototype, 'list');
+    const queries = { page: [] as number[], full: 0 };
+
+    // Act: page after page, as a script would.
+    const walked: string[] = [];
+    let token: string | undefined;
+    try {
+      for (let call = 0; call < 10; call++) {
+        const tokenArgs = token === undefined ? [] : ['--starting-token', token];
+        const run = await cli.run(
+          ...[
+            'list',
+            '--status',
+            'open',
+            '--reason',
+            'transient-retries-exhausted',
+            '--max-items',
+            '3',
+            '--json',
+          ],
+          ...tokenArgs,
+        );
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+        const page = JSON.parse(run.stdout) as { records: { id: string }[]; nextToken?: string };
+        expect(page.records.length).toBeLessThanOrEqual(3);
+        walked.push(...page.records.map((record) => record.id));
+        queries.page.push(pages.mock.calls.length);
+        token = page.nextToken;
+        if (token === undefined) break;
+      }
+      queries.full = fullReads.mock.calls.length;
+    } finally {
+      pages.mockRestore();
+      fullReads.mockRestore();
+    }
+
+    // Assess: one Query a call, no full read, every record once, newest first.
+    expect(queries.page).toStrictEqual(queries.page.map((_, call) => call + 1));
+    expect(queries.full).toBe(0);
+    expect(token).toBeUndefined();
+    expect(walked).toStrictEqual(seeded.map((record) => record.id).reverse());
+  });
+
+  it('given two statuses, then a record fetched but not shown comes on the next page', async () => {
+    // Prepare: open and awaiting-operator records of one reason, their times interleaved.
+    const seeded = [];
+    for (let day = 1; day <= 6; day++) {
+      seeded.push(
+        await cli.quarantine({
+          reason: 'receive-limit',
+          status: day % 2 === 0 ? 'awaiting-operator' : 'open',
+          createdAt: `2032-01-0${day}T00:00:00.000Z`,
+        }),
+      );
+    }
+
+    // Act
+    const walked: string[] = [];
+    let token: string | undefined;
+    for (let call = 0; call < 10; call++) {
+      const tokenArgs = token === undefined ? [] : ['--starting-token', token];
+      const run = await cli.run(
+        'list',
+        '--reason',
+        'receive-limit',
+        '--max-items',
+        '2',
+        '--json',
+        ...tokenArgs,
+      );
+      const page = JSON.parse(run.stdout) as { records: { id: string }[]; nextToken?: string };
+      walked.push(...page.records.map((record) => record.id));
+      token = page.nextToken;
+      if (token === undefined) break;
+    }
+
+    // Assess
+    expect(walked).toStrictEqual(seeded.map((record) => record.id).reverse());
+  });
+
+  it('refuses a token it did not print, and --max-items beside --group, --limit or --since (exit 252)', async () => {
+    expect((await cli.run('list', '--max-items', '2', '--starting-token', 'bm90IGEgdG9rZW4')).stderr).toBe(
+      'pq list: --starting-token is not a token pq list printed (given bm90IGEgdG9rZW4) (pq list --help)\n',
+    );
+    expect((await cli.run('list', '--max-items', '2', '--group')).code).toBe(252);
+    expect((await cli.run('list', '--starting-token', 'x')).code).toBe(252);
   });
 });
 
