@@ -47,7 +47,7 @@ interface ActionSpec {
   readonly confirm: (
     deps: ActionDeps,
     subject: Subject,
-  ) => Promise<{ happens: Html; fields: Html; confirm: string }>;
+  ) => Promise<{ happens: Html; fields: Html; confirm: string; blocked?: string }>;
   /** The CLI command and the arguments the form gives it. */
   readonly command: Command;
   readonly args: (form: Form) => CliArgs;
@@ -117,6 +117,12 @@ const ACTIONS: Readonly<Record<ActionName, ActionSpec>> = {
           ${dryRunTable(verdicts, `Dry run of group ${subject.group ?? ''}, oldest first`)}`,
         fields: html`${reasonField('Why now', false, "Default: each record's cause.")}${rateField()}`,
         confirm: `Replay ${replayed} record(s)`,
+        ...(replayed === 0
+          ? {
+              blocked:
+                'Nothing to replay: every record of the group would be refused (the dry run says why).',
+            }
+          : {}),
       };
     },
     command: replay,

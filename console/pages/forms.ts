@@ -8,7 +8,7 @@ import { html } from 'hono/html';
 import { VERIFY_DECISION } from '../../contract/quarantine';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { CSRF_FIELD } from '../security';
-import type { ActionName } from './action-links';
+import { type ActionName, actionHref } from './action-links';
 import { type Html, recordHref, when } from './layout';
 
 export interface Subject {
@@ -23,7 +23,13 @@ export function confirmForm(
   action: ActionName,
   subject: Subject,
   csrf: string,
-  parts: { readonly happens: Html; readonly fields: Html; readonly confirm: string },
+  parts: {
+    readonly happens: Html;
+    readonly fields: Html;
+    readonly confirm: string;
+    /** Why there is nothing to confirm: the button is then disabled and says so. */
+    readonly blocked?: string;
+  },
 ): Html {
   const back = subject.id
     ? recordHref(subject.id)
@@ -42,7 +48,12 @@ export function confirmForm(
   ${subject.group ? html`<input type="hidden" name="group" value="${subject.group}">` : ''}
   ${subject.message ? html`<input type="hidden" name="message" value="${subject.message}">` : ''}
   ${parts.fields}
-  <p><button type="submit" class="primary">${parts.confirm}</button> <a href="${back}">Cancel</a></p>
+  ${
+    parts.blocked === undefined
+      ? html`<p><button type="submit" class="primary">${parts.confirm}</button> <a href="${back}">Cancel</a></p>`
+      : html`<p><button type="submit" class="primary" disabled aria-describedby="blocked">${parts.confirm}</button>
+    <a href="${back}">Cancel</a></p><p class="hint" id="blocked">${parts.blocked}</p>`
+  }
 </form>`;
 }
 
@@ -123,9 +134,12 @@ export function outcomeSection(outcome: Outcome, next: Subject): Html {
       : ''
   }${next.message ? html`<a href="/backstop">The backstop</a> · ` : ''}<a href="/">Overview</a></p>`;
   if (outcome.kind === 'refused') {
+    // A refusal that names a pq command for this record links to doing it here.
+    const cause = next.id !== undefined && outcome.reason.includes(`pq cause ${next.id} `);
     return html`<div class="outcome refused" role="alert">
   <p><strong>Refused:</strong> ${outcome.reason}</p>
   <p>Nothing was changed.</p>
+  ${cause ? html`<p><a href="${actionHref('cause', { id: next.id })}">Record a cause…</a></p>` : ''}
 </div>${links}`;
   }
   if (outcome.kind === 'failed') {

@@ -178,7 +178,15 @@ function attributes(envelope: Record<string, unknown> | undefined): Html {
   ${table(
     'System attributes',
     ['Name', 'Value'],
-    system.map(([name, value]) => [name, String(value)]),
+    system.map(([name, value]) => [name, /Timestamp$/.test(name) ? epochTime(String(value)) : String(value)]),
     'none.',
   )}`;
+}
+
+/** SQS's times (epoch milliseconds) as a UTC time, the exact value on hover. */
+function epochTime(value: string): Html | string {
+  const at = /^\d+$/.test(value) ? new Date(Number(value)) : undefined;
+  if (at === undefined || Number.isNaN(at.getTime())) return value;
+  const iso = at.toISOString();
+  return html`<time datetime="${iso}" title="${value}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>`;
 }

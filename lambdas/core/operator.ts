@@ -23,7 +23,7 @@ export const UNIDENTIFIED_CAUSE = 'unidentified';
 
 /** What a plain replay asks; `verify --not-done` replays through `decideVerify` instead. */
 export function decideReplay(
-  record: RecordFacts,
+  record: RecordFacts & { readonly id: string },
   context: { readonly replayFrozen: boolean },
 ): { readonly kind: 'replay' } | Refusal {
   if (context.replayFrozen) return refuse('replay is frozen for this pipeline (see status; unfreeze first)');
@@ -35,7 +35,9 @@ export function decideReplay(
   if (record.status !== QUARANTINE_STATUS.open) {
     return refuse(`its status is ${record.status}: only open records can be replayed`);
   }
-  if (!hasCause(record)) return refuse('no cause is recorded yet: run cause ID "what went wrong" first');
+  if (!hasCause(record)) {
+    return refuse(`no cause is recorded yet: run pq cause ${record.id} "what went wrong" first`);
+  }
   return { kind: 'replay' };
 }
 

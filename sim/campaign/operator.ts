@@ -40,7 +40,10 @@ const CAUSE = 'campaign: the operator looked';
 export async function replayOldestOpen(deps: OperatorDeps): Promise<boolean> {
   const record = [...deps.world.quarantine.records.values()].find((candidate) => candidate.status === 'open');
   if (record === undefined || checkCause(CAUSE) !== undefined) return false;
-  const decision = decideReplay({ status: record.status, cause: CAUSE }, { replayFrozen: false });
+  const decision = decideReplay(
+    { id: record.id, status: record.status, cause: CAUSE },
+    { replayFrozen: false },
+  );
   if (decision.kind === 'refuse') return false;
   if (!(await resetLedger(deps.world, record))) return false;
   deps.sendReplay(record);

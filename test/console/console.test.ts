@@ -307,6 +307,12 @@ describe('the pages', () => {
     expect(await rendered(page.getByRole('region', { name: 'Audit trail' }))).toContain(
       'no operator action yet.',
     );
+    // SQS's times as times, the exact value on hover.
+    const sent = page.getByRole('row', { name: /^SentTimestamp/ }).locator('time');
+    expect(await sent.getAttribute('title')).toMatch(/^\d{13}$/);
+    expect(await rendered(sent)).toBe(
+      `${new Date(Number(await sent.getAttribute('title'))).toISOString().replace('T', ' ').slice(0, 19)} UTC`,
+    );
     expect(asJson).toBe(JSON.stringify(JSON.parse(SAMPLE_BODIES.crash), null, 2));
     expect(asHex.split('\n')[0]).toBe(
       '00000000  7b 22 69 64 22 3a 22 43 31 22 2c 22 62 65 68 61  {"id":"C1","beha',
@@ -396,13 +402,32 @@ describe('the actions', () => {
     const dryRun = await rendered(page.getByRole('region', { name: 'What will happen' }));
     const status = await submit('Replay it');
 
-    // Assess
-    expect(dryRun).toContain('refused: no cause is recorded yet: run cause ID "what went wrong" first');
+    // Assess: the refusal names the whole command, and links to doing it here.
+    const command = `pq cause ${sample.ids.permanent2} "what went wrong"`;
+    expect(dryRun).toContain(`refused: no cause is recorded yet: run ${command} first`);
     expect(status).toBe(409);
     expect(await rendered(page.getByRole('alert'))).toBe(
-      `Refused: record ${sample.ids.permanent2}: no cause is recorded yet: run cause ID "what went wrong" first\n\nNothing was changed.`,
+      `Refused: record ${sample.ids.permanent2}: no cause is recorded yet: run ${command} first\n\nNothing was changed.\n\nRecord a cause…`,
     );
     expect(await recordOf(sample.ids.permanent2)).toMatchObject({ status: 'open', audit: [] });
+    await page.getByRole('link', { name: 'Record a cause…' }).click();
+    expect(await rendered(page.getByRole('heading', { level: 1 }))).toBe(
+      `Record a cause for ${sample.ids.permanent2}`,
+    );
+  });
+
+  it('given a group whose every record would be refused, then its replay cannot be confirmed, and says why', async () => {
+    const record = await recordOf(sample.ids.script);
+
+    await page.goto(`/act/replay-group?group=${encodeURIComponent(groupId(record.errorSignature))}`);
+    const happens = await rendered(page.getByRole('region', { name: 'What will happen' }));
+    const button = page.getByRole('button', { name: 'Replay 0 record(s)' });
+
+    expect(happens).toContain('0 of 1 record(s) would be replayed');
+    expect(await button.isDisabled()).toBe(true);
+    expect(await rendered(page.locator('#blocked'))).toBe(
+      'Nothing to replay: every record of the group would be refused (the dry run says why).',
+    );
   });
 
   it('given a record with a cause, then its replay sends it and is audited as pq replay', async () => {

@@ -76,7 +76,7 @@ describe('cause, then replay', () => {
     expect(replay).toStrictEqual({
       code: 2,
       stdout: '',
-      stderr: `pq replay: refused: record ${seeded.id}: no cause is recorded yet: run cause ID "what went wrong" first\n`,
+      stderr: `pq replay: refused: record ${seeded.id}: no cause is recorded yet: run pq cause ${seeded.id} "what went wrong" first\n`,
     });
     expect((await cli.records.get(seeded.id))?.status).toBe('open');
     expect((await cli.ledger.get(seeded.messageKey))?.state).toBe('quarantined');

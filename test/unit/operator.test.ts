@@ -18,7 +18,7 @@ import {
 } from '../../lambdas/core/operator';
 import { decideVerify, type VerifyWait, verifyOutput, verifyWaitOf } from '../../lambdas/core/verify';
 
-const open = { status: 'open', cause: 'schema v3 not deployed' };
+const open = { id: 'q-1', status: 'open', cause: 'schema v3 not deployed' };
 const awaiting: { status: string; cause: string; audit: readonly { what: string }[] } = {
   status: 'awaiting-operator',
   cause: 'unidentified',
@@ -27,9 +27,14 @@ const awaiting: { status: string; cause: string; audit: readonly { what: string 
 const replayedOnce = { ...awaiting, audit: [{ what: 'set-cause "x"' }, { what: REPLAY_AUDIT }] };
 
 describe('decideReplay (rules 4, 11c, 12)', () => {
-  it.each<[string, { status: string; cause: string }, boolean, string | undefined]>([
+  it.each<[string, { id: string; status: string; cause: string }, boolean, string | undefined]>([
     ['an open record with a cause', open, false, undefined],
-    ['an open record without a cause', { ...open, cause: 'unidentified' }, false, 'no cause is recorded yet'],
+    [
+      'an open record without a cause',
+      { ...open, cause: 'unidentified' },
+      false,
+      'no cause is recorded yet: run pq cause q-1 "what went wrong" first',
+    ],
     ['an open record with a blank cause', { ...open, cause: '  ' }, false, 'no cause is recorded yet'],
     ['any record while replay is frozen', open, true, 'replay is frozen'],
     ['a record awaiting verification', { ...open, status: 'awaiting-operator' }, false, 'use verify'],
@@ -44,7 +49,9 @@ describe('decideReplay (rules 4, 11c, 12)', () => {
   });
 
   it('names the freeze first: no cause would not unfreeze anything', () => {
-    expect(decideReplay({ status: 'open', cause: 'unidentified' }, { replayFrozen: true })).toMatchObject({
+    expect(
+      decideReplay({ id: 'q-1', status: 'open', cause: 'unidentified' }, { replayFrozen: true }),
+    ).toMatchObject({
       reason: expect.stringContaining('frozen'),
     });
   });
