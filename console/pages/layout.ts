@@ -53,12 +53,13 @@ ${content}
 </html>`;
 }
 
-/** An ISO time, readable, with how long ago it was. */
+/** An ISO time, readable, with how long ago it was, and the exact value on hover. */
 export function when(iso: string | undefined, now: Date): Html {
   if (!iso) return html`<span class="muted">-</span>`;
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return html`${iso}`;
-  return html`<time datetime="${iso}">${at.toISOString().replace('T', ' ').slice(0, 19)} UTC</time>
+  // The exact value on hover: the time as stored, milliseconds included.
+  return html`<time datetime="${iso}" title="${iso}">${at.toISOString().replace('T', ' ').slice(0, 19)} UTC</time>
     <span class="muted">(${ago(now.getTime() - at.getTime())})</span>`;
 }
 

@@ -3,7 +3,7 @@
  * for a replay, the item a key-collision's message never had, a verified call counted as done, and
  * the undo of a replay. The consumer's side is attempt-ledger.ts; both write through LedgerTable.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LEDGER_STATE } from '../../contract/ledger';
 import { LedgerStateMismatchError } from '../ports/errors';
 import type { LedgerEntry, QuarantineMark } from '../ports/ledger';
@@ -106,25 +106,11 @@ export class OperatorLedger {
       readonly now: Date;
     },
   ): Promise<LedgerEntry | undefined> {
-    const outcome = await this.table.update('createForReplay', key, {
-      update:
-        'SET #state = :ready, #attempts = :zero, #charged = :zero, #transientFailures = :zero, ' +
-        '#unknownFailures = :zero, #generation = :generation, #attemptId = :none, #messageId = :messageId, ' +
-        '#stage = :notStarted, #firstAttemptAt = :now, #lastAttemptAt = :now, #replayedAt = :now, ' +
-        '#replayOf = :quarantineId',
-      condition: IS_NEW,
-      values: {
-        ':ready': READY,
-        ':zero': N(0),
-        ':generation': N(created.generation),
-        ':none': S('none'),
-        ':messageId': S(created.messageId),
-        ':notStarted': S('not-started'),
-        ':now': S(created.now.toISOString()),
-        ':quarantineId': S(created.quarantineId),
-      },
+    return this.create('createForReplay', key, {
+      state: READY,
+      ...created,
+      marks: '#replayedAt = :now, #replayOf = :quarantineId',
     });
-    return outcome.ok ? outcome.item : undefined;
   }
 
   /**
@@ -136,21 +122,45 @@ export class OperatorLedger {
     key: string,
     created: { readonly quarantineId: string; readonly messageId: string; readonly now: Date },
   ): Promise<LedgerEntry | undefined> {
-    const outcome = await this.table.update('createQuarantined', key, {
+    return this.create('createQuarantined', key, {
+      state: QUARANTINED,
+      generation: 0,
+      ...created,
+      marks: '#lastEndedAt = :now, #quarantineId = :quarantineId',
+    });
+  }
+
+  /**
+   * An item with no attempt yet, in `state`, tied to the record by `marks`; only when the key
+   * has none (undefined otherwise, nothing written).
+   */
+  private async create(
+    operation: string,
+    key: string,
+    item: {
+      readonly state: AttributeValue;
+      readonly generation: number;
+      readonly messageId: string;
+      readonly quarantineId: string;
+      readonly now: Date;
+      readonly marks: string;
+    },
+  ): Promise<LedgerEntry | undefined> {
+    const outcome = await this.table.update(operation, key, {
       update:
-        'SET #state = :quarantined, #attempts = :zero, #charged = :zero, #transientFailures = :zero, ' +
-        '#unknownFailures = :zero, #generation = :zero, #attemptId = :none, #messageId = :messageId, ' +
-        '#stage = :notStarted, #firstAttemptAt = :now, #lastAttemptAt = :now, #lastEndedAt = :now, ' +
-        '#quarantineId = :quarantineId',
+        'SET #state = :state, #attempts = :zero, #charged = :zero, #transientFailures = :zero, ' +
+        '#unknownFailures = :zero, #generation = :generation, #attemptId = :none, #messageId = :messageId, ' +
+        `#stage = :notStarted, #firstAttemptAt = :now, #lastAttemptAt = :now, ${item.marks}`,
       condition: IS_NEW,
       values: {
-        ':quarantined': QUARANTINED,
+        ':state': item.state,
         ':zero': N(0),
+        ':generation': N(item.generation),
         ':none': S('none'),
-        ':messageId': S(created.messageId),
+        ':messageId': S(item.messageId),
         ':notStarted': S('not-started'),
-        ':now': S(created.now.toISOString()),
-        ':quarantineId': S(created.quarantineId),
+        ':now': S(item.now.toISOString()),
+        ':quarantineId': S(item.quarantineId),
       },
     });
     return outcome.ok ? outcome.item : undefined;

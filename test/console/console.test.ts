@@ -307,6 +307,10 @@ describe('the pages', () => {
     expect(await rendered(page.getByRole('region', { name: 'Audit trail' }))).toContain(
       'no operator action yet.',
     );
+    // Stored times readable, the exact value on hover.
+    const firstTime = page.locator('ol.timeline li time').first();
+    expect(await firstTime.getAttribute('title')).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(await firstTime.getAttribute('title')).toBe(await firstTime.getAttribute('datetime'));
     // SQS's times as times, the exact value on hover.
     const sent = page.getByRole('row', { name: /^SentTimestamp/ }).locator('time');
     expect(await sent.getAttribute('title')).toMatch(/^\d{13}$/);

@@ -5,7 +5,6 @@
  * app type-checked and synthesized. Offline: npm links the package's dependencies and peers from
  * this repository's node_modules instead of fetching them.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +15,7 @@ import {
   consumerAssetFiles,
   consumerInitFiles,
 } from '../cdk/synth';
+import { run } from './run-command';
 
 const root = path.join(__dirname, '..', '..');
 const repoModule = (name: string) => path.join(root, 'node_modules', name);
@@ -23,21 +23,6 @@ const repoModule = (name: string) => path.join(root, 'node_modules', name);
 interface Packed {
   readonly filename: string;
   readonly files: readonly { readonly path: string }[];
-}
-
-/** Runs a command to completion; a failure carries everything the command printed. */
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: 'utf8',
-      stdio: 'pipe',
-      env: { ...process.env, ...env },
-    });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}\n${stdout ?? ''}${stderr ?? ''}`);
-  }
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));

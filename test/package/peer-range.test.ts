@@ -9,11 +9,11 @@
  * ^10.5.0. aws-cdk-lib comes from
  * the npm registry; everything else is linked from this repository.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from './run-command';
 
 const root = path.join(__dirname, '..', '..');
 const repoModule = (name: string) => path.join(root, 'node_modules', name);
@@ -27,20 +27,6 @@ function floorOf(range: string | undefined): string {
   const floor = /^\^(\d+\.\d+\.\d+)$/.exec(range ?? '')?.[1];
   if (floor === undefined) throw new Error(`a peer range should be ^x.y.z (given ${range})`);
   return floor;
-}
-
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: 'utf8',
-      stdio: 'pipe',
-      env: { ...process.env, ...env },
-    });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}\n${stdout ?? ''}${stderr ?? ''}`);
-  }
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'pq-peers-'));
