@@ -129,7 +129,9 @@ export const BACKSTOP_SHOWN = 100;
 export async function readBackstop(deployment: Deployment): Promise<BackstopView> {
   const queue = await deployment.backstop();
   if (queue === undefined) return { rows: [] };
-  const [depth, messages] = await Promise.all([queue.depth(), queue.peek(BACKSTOP_SHOWN, 3)]);
+  // The depth first: a look hides what it saw for a moment.
+  const depth = await queue.depth();
+  const messages = await queue.peek(BACKSTOP_SHOWN);
   const rows = await Promise.all(messages.map((message) => backstopRow(deployment, message)));
   return { queue: queue.location, depth, rows };
 }

@@ -90,7 +90,9 @@ type ActionRun = (
 const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
   list: async (_context, deployment, queue, rest) => {
     noArguments('list', rest);
-    const [depth, messages] = await Promise.all([queue.depth(), queue.peek(LIST_MAX, 3)]);
+    // The depth first: a look hides what it saw for a moment.
+    const depth = await queue.depth();
+    const messages = await queue.peek(LIST_MAX);
     const rows = await Promise.all(messages.map((message) => backstopRow(deployment, message)));
     const header = `Backstop ${queue.location.arn}: ${depth.visible} visible, ${depth.inFlight} held\n\n`;
     return {
@@ -106,7 +108,7 @@ const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
   },
   show: async (_context, deployment, queue, rest) => {
     const id = oneMessageId('show', rest);
-    const message = (await queue.peek(LIST_MAX, 10)).find((candidate) => candidate.messageId === id);
+    const message = (await queue.peek(LIST_MAX)).find((candidate) => candidate.messageId === id);
     if (message === undefined)
       throw new NotFound(`no message ${id} in the backstop (pq backstop list shows them)`);
     const row = await backstopRow(deployment, message);
@@ -257,7 +259,8 @@ async function holdLedger(
   if (hold.kind === 'create') {
     const created = await deployment.ledger.createQuarantined(key, {
       quarantineId: taken.recordId,
-      ...taken,
+      messageId: taken.messageId,
+      now: taken.now,
     });
     return created ? { ok: true } : { refused: `its key's ledger item appeared while taking; ${again}` };
   }
@@ -278,8 +281,9 @@ async function holdLedger(
 }
 
 /**
- * Holds the wanted messages ten at a time and works each; the held ones it does not want go back
- * at once. `all` ends when a receive brings nothing not seen before.
+ * Holds the messages ten at a time and works the wanted ones. What it holds but does not take
+ * (not wanted, refused, or left by a failure) stays held until the end, so that every receive
+ * brings messages not seen yet, and then goes back at once. Ends when a receive brings none.
  */
 async function forEachHeld<T extends object>(
   queue: BackstopQueue,
@@ -287,24 +291,22 @@ async function forEachHeld<T extends object>(
   work: (message: BackstopMessage) => Promise<Outcome<T>>,
 ): Promise<Outcome<T>[]> {
   const outcomes: Outcome<T>[] = [];
-  const seen = new Set<string>();
-  for (;;) {
-    const held = (await queue.hold(10, HOLD_SECONDS)).filter((message) => !seen.has(message.messageId));
-    if (held.length === 0) break;
-    for (const [index, message] of held.entries()) {
-      seen.add(message.messageId);
-      const outcome =
-        wanted === 'all' || message.messageId === wanted
-          ? await work(message).catch(async (error: unknown) => {
-              // Failed: what it held goes back at once, not after the hold.
-              await Promise.allSettled(held.slice(index).map((rest) => queue.release(rest)));
-              throw error;
-            })
-          : undefined;
-      if (outcome === undefined || 'refused' in outcome) await queue.release(message);
-      if (outcome !== undefined) outcomes.push(outcome);
+  const held: BackstopMessage[] = [];
+  const gone = new Set<string>();
+  try {
+    while (wanted === 'all' || outcomes.length === 0) {
+      const received = await queue.hold(HOLD_SECONDS);
+      if (received.length === 0) break;
+      held.push(...received);
+      for (const message of received.filter((one) => wanted === 'all' || one.messageId === wanted)) {
+        const outcome = await work(message);
+        if (!('refused' in outcome)) gone.add(message.messageId);
+        outcomes.push(outcome);
+      }
     }
-    if (wanted !== 'all' && outcomes.length > 0) break;
+  } finally {
+    const back = held.filter((message) => !gone.has(message.messageId));
+    await Promise.allSettled(back.map((message) => queue.release(message)));
   }
   if (wanted !== 'all' && outcomes.length === 0) {
     throw new NotFound(`no message ${wanted} in the backstop (pq backstop list shows them)`);

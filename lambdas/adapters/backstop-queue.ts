@@ -20,6 +20,10 @@ import { type QueueDepth, toSdkAttribute } from './source-queue';
 
 /** SQS hands out at most this many messages a receive. */
 const RECEIVE_MAX = 10;
+/** How long a look hides what it saw: they come back by then even if pq dies while listing. */
+const PEEK_SECONDS = 30;
+/** A receive waits this long: SQS then asks all of its servers, so an empty answer means empty. */
+const RECEIVE_WAIT_SECONDS = 1;
 
 export interface BackstopLocation {
   readonly url: string;
@@ -68,23 +72,28 @@ export class BackstopQueue {
   }
 
   /**
-   * Up to `max` messages, left visible (a visibility timeout of 0): nothing is hidden from a
-   * take or a redrive. Each receive still counts in ApproximateReceiveCount, which nothing reads
-   * on the backstop. SQS may answer fewer than it holds; `rounds` receives are tried.
+   * Up to `max` messages, each once, nothing taken: SQS has no listing, so they are received
+   * (hidden for PEEK_SECONDS, so that the next receive brings others) until a receive brings none,
+   * then all made visible again at once. Each look adds one to a message's receive count, which
+   * nothing reads on the backstop.
    */
-  async peek(max: number, rounds = 3): Promise<BackstopMessage[]> {
+  async peek(max: number): Promise<BackstopMessage[]> {
     const seen = new Map<string, BackstopMessage>();
-    for (let round = 0; round < rounds && seen.size < max; round++) {
-      for (const message of await this.receive(Math.min(RECEIVE_MAX, max - seen.size), 0)) {
-        seen.set(message.messageId, message);
+    try {
+      while (seen.size < max) {
+        const received = await this.receive(Math.min(RECEIVE_MAX, max - seen.size), PEEK_SECONDS);
+        if (received.length === 0) break;
+        for (const message of received) seen.set(message.messageId, message);
       }
+    } finally {
+      await Promise.allSettled([...seen.values()].map((message) => this.release(message)));
     }
-    return [...seen.values()].slice(0, max);
+    return [...seen.values()];
   }
 
-  /** Up to `max` messages, hidden from everyone else for `seconds` (a take or a redrive holds them). */
-  async hold(max: number, seconds: number): Promise<BackstopMessage[]> {
-    return this.receive(Math.min(RECEIVE_MAX, max), seconds);
+  /** Up to ten messages, hidden from everyone else for `seconds` (a take or a redrive holds them). */
+  async hold(seconds: number): Promise<BackstopMessage[]> {
+    return this.receive(RECEIVE_MAX, seconds);
   }
 
   /** A held message back to the queue at once (one the take did not take). */
@@ -160,7 +169,7 @@ export class BackstopQueue {
           QueueUrl: this.location.url,
           MaxNumberOfMessages: max,
           VisibilityTimeout: visibilitySeconds,
-          WaitTimeSeconds: 0,
+          WaitTimeSeconds: RECEIVE_WAIT_SECONDS,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),

@@ -188,6 +188,34 @@ describe('pq backstop', () => {
     expect((await cli.run('backstop', 'take', messageId, '--reason', 'bucket back')).code).toBe(0);
   });
 
+  it('given more messages than one receive brings, then list shows each once and take finds any of them', async () => {
+    // Prepare: 25 messages straight into the backstop (SQS hands out at most 10 a receive).
+    const { sqs } = cli.pipeline.clients;
+    const ids: string[] = [];
+    for (let n = 0; n < 25; n++) {
+      const { MessageId } = await sqs.send(
+        new SendMessageCommand({ QueueUrl: backstopUrl, MessageBody: `{"n":${n}}` }),
+      );
+      ids.push(String(MessageId));
+    }
+    const last = ids.at(-1) ?? '';
+
+    // Act
+    const list = await cli.run('backstop', 'list', '--json');
+    const show = await cli.run('backstop', 'show', last);
+    const take = await cli.run('backstop', 'take', last, '--reason', 'the last one');
+    const all = await cli.run('backstop', 'take', '--all', '--reason', 'the rest');
+
+    // Assess
+    const listed = (JSON.parse(list.stdout) as { messages: { messageId: string }[] }).messages;
+    expect(listed.map((message) => message.messageId).sort()).toStrictEqual([...ids].sort());
+    expect(show.code).toBe(0);
+    expect(take).toMatchObject({ code: 0, stdout: `Taken ${last}: ${backstopQuarantineId(last)}\n` });
+    expect(all.code).toBe(0);
+    expect(all.stdout.split('\n').filter((line) => line.startsWith('Taken ')).length).toBe(24);
+    expect(await backstopHolds()).toBe(0);
+  });
+
   it('redrives every message back to the source queue unchanged', async () => {
     const body = 'plain text, not JSON';
     const messageId = await intoBackstop(body, { tenant: { DataType: 'String', StringValue: 'acme' } });
