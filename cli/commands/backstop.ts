@@ -64,8 +64,9 @@ redrive  sends each message back to the source queue unchanged (body, attributes
          completed or quarantined is acknowledged as a duplicate.
   --rate N  at most N messages a second (0.5 = one every 2 s).
 
-Listing receives each message with a visibility timeout of 0: nothing is hidden, but each look
-adds one to its receive count.`,
+SQS has no listing: list and show receive each message, hidden for 30 s so the next receive
+brings others, then make them all visible again at once. Each look adds one to a message's
+receive count.`,
   async run(context: CommandContext): Promise<CommandResult> {
     const [given = 'list', ...rest] = context.args.positionals;
     const action = oneOf('action', given, ACTIONS);
