@@ -27,6 +27,7 @@ export const GLOBAL_OPTIONS: OptionSpec = {
   profile: { type: 'string' },
   'endpoint-url': { type: 'string' },
   endpoint: { type: 'string' },
+  output: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
@@ -100,6 +101,22 @@ export function endpointUrl(args: ParsedArgs): string | undefined {
     throw new UsageError(`--endpoint-url takes a URL like http://localhost:4566 (given ${given})`);
   }
   return given;
+}
+
+/** How a result is printed (the overall help): `table` for people, `text` for awk, `json` for scripts. */
+export const OUTPUT_FORMATS = ['table', 'text', 'json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** `--output FORMAT`, or `--json` (its older spelling of `--output json`); both only if they agree. */
+export function outputFormat(args: ParsedArgs): OutputFormat {
+  const given = args.string('output');
+  if (given !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(given)) {
+    throw new UsageError(`--output takes ${OUTPUT_FORMATS.join(', ')} (given ${given})`);
+  }
+  if (args.flag('json') && given !== undefined && given !== 'json') {
+    throw new UsageError(`--json is --output json: give one of them (given --output ${given} too)`);
+  }
+  return args.flag('json') ? 'json' : ((given as OutputFormat | undefined) ?? 'table');
 }
 
 /** Exactly `count` positionals, named for the message. */

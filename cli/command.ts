@@ -5,6 +5,7 @@
  */
 import type { OptionSpec, ParsedArgs } from './arguments';
 import type { Deployment } from './deployment';
+import type { Progress } from './progress';
 import type { Actor } from './replay-flow';
 
 export interface CommandContext {
@@ -16,6 +17,8 @@ export interface CommandContext {
   now(): Date;
   /** Waits; tests pass one that moves their clock instead (replay --rate). */
   sleep(ms: number): Promise<void>;
+  /** A progress line on stderr when it is a terminal, else nothing: `what` is counted (`replayed`). */
+  progress(what: string): Progress;
 }
 
 export interface CommandResult {

@@ -19,7 +19,9 @@ Global options, before or after the command (pq --region eu-west-1 status = pq s
   --profile NAME        a profile of your AWS config and credentials files (or AWS_PROFILE)
   --endpoint-url URL    LocalStack or another local AWS instead of AWS (or AWS_ENDPOINT_URL);
                         --endpoint is the same
-  --json                one JSON document on stdout, for scripts
+  --output FORMAT       table (the default): for people, aligned; text: tab-separated lines for
+                        grep, cut and awk, as the AWS CLI's text; json: one JSON document, for scripts
+  --json                --output json
   -h, --help            this help, or a command's
   --version             pq's version, Node's and the platform's
 Credentials come from the AWS SDK's default chain (profile, environment, SSO, role). The
@@ -48,7 +50,7 @@ Exit codes (the reason is on stderr):
   252  bad arguments (as the AWS CLI): nothing ran
 
 Stored text (error messages, keys, causes, reasons) is printed with control characters and
-bidi controls shown as escapes (\\x1b, \\u202e); --json carries the exact strings, with those
+bidi controls shown as escapes (\\x1b, \\u202e); --output json carries the exact strings, with those
 characters as JSON \\u escapes.
 `;
 }
@@ -58,7 +60,8 @@ export function commandHelp(command: Command): string {
   return `${command.help}
 
 Global options (before or after the command; pq --help explains them):
-  --function NAME  --region REGION  --profile NAME  --endpoint-url URL  --json  -h, --help  --version
+  --function NAME  --region REGION  --profile NAME  --endpoint-url URL
+  --output table|text|json (--json)  -h, --help  --version
 `;
 }
 

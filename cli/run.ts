@@ -7,6 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type CommandLine,
   endpointUrl,
+  type OutputFormat,
+  outputFormat,
   type ParsedArgs,
   parseCommandArgs,
   splitCommandLine,
@@ -16,11 +18,14 @@ import type { Deployment, Target } from './deployment';
 import { NotFound, Refused, UsageError } from './errors';
 import { commandHelp, overallHelp } from './help';
 import { jsonText, type Output, terminalText } from './output';
+import { type ProgressStream, progressLine } from './progress';
+import { textOutput } from './text-output';
 import { versionLine } from './version';
 
 export interface CliIo {
   readonly stdout: Output;
-  readonly stderr: Output;
+  /** A terminal (isTTY) gets a progress line during long commands. */
+  readonly stderr: ProgressStream;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The clock; tests may fix it. */
   readonly now?: () => Date;
@@ -46,8 +51,9 @@ export async function runCli(
     const args = parseCommandArgs(line.args, command.options);
     if (args.flag('version')) return done(io, versionLine());
     if (args.flag('help')) return done(io, commandHelp(command));
-    const result = await command.run(contextFor(args, io));
-    print(result, args.flag('json'), io);
+    const format = outputFormat(args);
+    const result = await command.run(contextFor(command.name, args, io));
+    print(result, format, io);
     if (result.refusal === undefined) return EXIT.ok;
     say(io.stderr, `pq ${command.name}: refused: ${result.refusal}\n`);
     return EXIT.refused;
@@ -100,7 +106,7 @@ function targetOf(args: ParsedArgs, env: CliIo['env']): Target {
   };
 }
 
-function contextFor(args: ParsedArgs, io: CliIo): CommandContext {
+function contextFor(name: string, args: ParsedArgs, io: CliIo): CommandContext {
   const now = io.now ?? (() => new Date());
   const target = targetOf(args, io.env);
   let deployment: Promise<Deployment> | undefined;
@@ -114,12 +120,18 @@ function contextFor(args: ParsedArgs, io: CliIo): CommandContext {
       return deployment;
     },
     actor: async (why) => ({ who: await (await context.deployment()).whoAmI(), why, now: now() }),
+    progress: (what) => progressLine(io.stderr, `pq ${name}: ${what}`, () => now().getTime()),
   };
   return context;
 }
 
-function print(result: CommandResult, json: boolean, io: CliIo): void {
-  io.stdout.write(json ? jsonText(result.json) : terminalText(result.text));
+function print(result: CommandResult, format: OutputFormat, io: CliIo): void {
+  const printed = {
+    json: () => jsonText(result.json),
+    text: () => textOutput(result.json),
+    table: () => terminalText(result.text),
+  };
+  io.stdout.write(printed[format]());
 }
 
 /** Messages quote ids, keys, statuses and given values: escaped like any other output. */

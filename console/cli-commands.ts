@@ -6,6 +6,7 @@ import type { Command, CommandContext } from '../cli/command';
 import { replay } from '../cli/commands/replay';
 import type { Deployment } from '../cli/deployment';
 import { Refused, UsageError } from '../cli/errors';
+import { NO_PROGRESS } from '../cli/progress';
 import type { Outcome } from './pages/forms';
 
 export interface CommandDeps {
@@ -77,5 +78,7 @@ function commandContext({ positionals, options = {} }: CliArgs, deps: CommandDep
     sleep: deps.sleep,
     deployment: async () => deps.deployment,
     actor: async (why) => ({ who: await deps.deployment.whoAmI(), why, now: deps.now() }),
+    // The browser waits for the whole answer: no terminal to show progress on.
+    progress: () => NO_PROGRESS,
   };
 }

@@ -24,6 +24,7 @@ import type { Deployment } from '../deployment';
 import { NotFound, Refused, UsageError } from '../errors';
 import { block, fields, section, table } from '../output';
 import { pacer } from '../pacing';
+import type { Progress } from '../progress';
 import { auditEntry } from '../replay-flow';
 
 const ACTIONS = ['list', 'show', 'take', 'redrive'] as const;
@@ -145,7 +146,7 @@ const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
     const over = refuseOverCapacity(open, taking, deployment.config.quarantineCapacity);
     if (over) throw new Refused(over.reason);
     const actor = await context.actor(why);
-    const outcomes = await forEachHeld(queue, wanted, (message) =>
+    const outcomes = await forEachHeld(queue, wanted, context.progress('taken'), (message) =>
       takeOne(deployment, queue, message, actor),
     );
     return report('Taken', outcomes, (done) => `${done.recordId}${done.note ? ` (${done.note})` : ''}`);
@@ -157,7 +158,7 @@ const ACTION_RUNS: Readonly<Record<Action, ActionRun>> = {
       rateText === undefined
         ? async () => {}
         : pacer(positiveNumber('rate', rateText, 'messages per second'), context);
-    const outcomes = await forEachHeld(queue, wanted, async (message) => {
+    const outcomes = await forEachHeld(queue, wanted, context.progress('redriven'), async (message) => {
       await pace();
       const sent = await queue.sendCopy(message, deployment.config.sourceQueueUrl);
       await queue.delete(message);
@@ -289,6 +290,7 @@ async function holdLedger(
 async function forEachHeld<T extends object>(
   queue: BackstopQueue,
   wanted: string | 'all',
+  progress: Progress,
   work: (message: BackstopMessage) => Promise<Outcome<T>>,
 ): Promise<Outcome<T>[]> {
   const outcomes: Outcome<T>[] = [];
@@ -300,12 +302,14 @@ async function forEachHeld<T extends object>(
       if (received.length === 0) break;
       held.push(...received);
       for (const message of received.filter((one) => wanted === 'all' || one.messageId === wanted)) {
+        progress.step(outcomes.length);
         const outcome = await work(message);
         if (!('refused' in outcome)) gone.add(message.messageId);
         outcomes.push(outcome);
       }
     }
   } finally {
+    progress.end();
     const back = held.filter((message) => !gone.has(message.messageId));
     await Promise.allSettled(back.map((message) => queue.release(message)));
   }

@@ -44,6 +44,7 @@ records are reported as refused (exit 2).`,
         await unresolvedInGroup(deployment, group),
         { verb: 'discarded', detail: (done: Discarded) => `${done.status}, content kept` },
         (record) => discardOne(context, deployment, record, why),
+        context.progress('discarded'),
       );
     }
     const record = await deployment.records.get(id ?? '');

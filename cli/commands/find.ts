@@ -16,8 +16,8 @@ export const find: Command = {
   options: { key: { type: 'string' }, 'message-id': { type: 'string' }, limit: { type: 'string' } },
   help: `pq find - the quarantine records of one message
 
-Usage: pq find --key KEY [--limit N] [--json]
-       pq find --message-id ID [--limit N] [--json]
+Usage: pq find --key KEY [--limit N] [--output FORMAT]
+       pq find --message-id ID [--limit N] [--output FORMAT]
 
   --key KEY         the message key: the value at messageKeyPath in the body, or the SQS
                     message id when the pipeline has none (every replay keeps its message's key)

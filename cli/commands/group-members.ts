@@ -6,6 +6,7 @@ import type { CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { Refused } from '../errors';
 import { table } from '../output';
+import type { Progress } from '../progress';
 
 /** Open and awaiting-operator records whose error signature is the group's, oldest first. */
 export async function unresolvedInGroup(
@@ -46,17 +47,23 @@ export async function actOnGroup<Done extends { readonly id: string }>(
   members: readonly QuarantineRecord[],
   done: { readonly verb: string; readonly detail: (outcome: Done) => string },
   act: (record: QuarantineRecord) => Promise<Done | MemberRefusal>,
+  progress: Progress,
 ): Promise<CommandResult> {
   const outcomes: (Done | MemberRefusal)[] = [];
-  for (const record of members) {
-    try {
-      outcomes.push(await act(record));
-    } catch (error) {
-      const succeeded = outcomes.filter((outcome) => !isRefusal(outcome)).length;
-      throw new Error(
-        `${done.verb} ${succeeded} of ${members.length}, then ${record.id} failed: ${(error as Error).message}`,
-      );
+  try {
+    for (const record of members) {
+      progress.step(outcomes.length, members.length);
+      try {
+        outcomes.push(await act(record));
+      } catch (error) {
+        const succeeded = outcomes.filter((outcome) => !isRefusal(outcome)).length;
+        throw new Error(
+          `${done.verb} ${succeeded} of ${members.length}, then ${record.id} failed: ${(error as Error).message}`,
+        );
+      }
     }
+  } finally {
+    progress.end();
   }
   const refused = outcomes.filter(isRefusal).length;
   const rows = outcomes.map((outcome) =>

@@ -28,8 +28,8 @@ export const list: Command = {
   },
   help: `pq list - quarantine records, newest first
 
-Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--limit N] [--json]
-       pq list [--status S] [--reason R] --max-items N [--starting-token T] [--json]
+Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--limit N] [--output FORMAT]
+       pq list [--status S] [--reason R] --max-items N [--starting-token T] [--output FORMAT]
 
   --status S   ${choicesHelp(STATUSES, CHOICES_INDENT)}
                (default: open and awaiting-operator, what still needs a person)

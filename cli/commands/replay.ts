@@ -100,6 +100,7 @@ Either way the audit records you, the reason and what the ledger showed.`,
       members,
       { verb: 'replayed', detail: (done: ReplayReceipt) => `as message ${done.messageId}` },
       (record) => replayOne(context, deployment, record, replayFrozen, pace),
+      context.progress('replayed'),
     );
   },
 };

@@ -14,7 +14,7 @@ export const show: Command = {
   options: { 'body-out': { type: 'string' } },
   help: `pq show ID - one quarantined message, everything known about it
 
-Usage: pq show ID [--body-out FILE] [--json]
+Usage: pq show ID [--body-out FILE] [--output FORMAT]
 
 Shows the evidence (reason, attempts started/charged, last known stage, last error with its
 stack head, the outside call if one was declared), the attempts ledger item (the attempt

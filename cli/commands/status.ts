@@ -29,7 +29,7 @@ export const status: Command = {
   options: {},
   help: `pq status - the pipeline at a glance
 
-Usage: pq status [--function NAME] [--json]
+Usage: pq status [--function NAME] [--output FORMAT]
 
 Shows:
   Mapping     the event source mapping: Enabled = consuming; Disabled = paused (breaker or a person)
@@ -49,8 +49,8 @@ Shows:
               check the outside system, then pq verify. replaying = a replay broke half-way:
               pq replay ID --resume (pq list --status replaying shows the ids)
 
---json prints the same as one document for scripts: breaker.state is closed, open, half-open or
-unreadable (breaker.breaker holds the item as read; absent while the breaker never opened);
+--output json prints the same as one document for scripts: breaker.state is closed, open,
+half-open or unreadable (breaker.breaker holds the item as read; absent while it never opened);
 queue.oldestMessageAgeSeconds is null when CloudWatch has no datapoint, and also when it could
 not be read, which queue.oldestMessageAgeProblem then says. openRecords.counted is null before
 the counter exists.

@@ -106,4 +106,48 @@ describe('pq discard --group', () => {
     expect((await cli.records.get(bystander.id))?.status).toBe('open');
     expect(await cli.receive()).toStrictEqual([]);
   });
+
+  it('given stderr is a terminal, then a progress line counts the members there and is cleared before the result', async () => {
+    const error = {
+      class: 'permanent',
+      name: 'QuotaError',
+      message: 'over',
+      stackHead: 'at q (q.js:1:1)',
+    } as const;
+    for (let count = 0; count < 3; count += 1) await cli.quarantine({ lastError: error });
+    let at = Date.parse('2030-01-01T00:00:00Z');
+    // Each look at the clock a second later: every step is past the ten-a-second limit.
+    const tick = () => {
+      at += 1000;
+      return new Date(at);
+    };
+    const ticking = { now: tick, sleep: async () => {}, stderrIsTerminal: true };
+
+    const onTerminal = await cli.runOn(
+      ticking,
+      'discard',
+      '--group',
+      groupId('permanent | QuotaError | at q (q.js) | over'),
+      '--reason',
+      'quota raised',
+    );
+    const other = { ...error, name: 'OtherError' };
+    for (let count = 0; count < 2; count += 1) await cli.quarantine({ lastError: other });
+    const piped = await cli.run(
+      'discard',
+      '--group',
+      groupId('permanent | OtherError | at q (q.js) | over'),
+      '--reason',
+      'quota raised',
+    );
+
+    const clear = '\r\u001b[K';
+    expect(onTerminal).toMatchObject({
+      code: 0,
+      stderr: [0, 1, 2].map((done) => `${clear}pq discard: discarded ${done} of 3`).join('') + clear,
+    });
+    expect(onTerminal.stdout).toMatch(/discarded +resolved/);
+    // Not a terminal: nothing on stderr.
+    expect(piped).toMatchObject({ code: 0, stdout: expect.stringMatching(/discarded/), stderr: '' });
+  });
 });

@@ -530,6 +530,31 @@ describe('pq find', () => {
     expect(text.stdout).not.toContain(other.id);
   });
 
+  it('given --output text, then each record is one tab-separated line, its id in the column the JSON keys put it', async () => {
+    const first = await cli.quarantine();
+    const collision = await cli.quarantine({ collidesWith: first });
+
+    const json = JSON.parse((await cli.run('find', '--key', first.messageKey, '--json')).stdout) as {
+      records: Record<string, unknown>[];
+    };
+    const text = await cli.run('find', '--key', first.messageKey, '--output', 'text');
+    const status = await cli.run('status', '--output', 'text');
+
+    expect(text.code).toBe(0);
+    // As the AWS CLI's text: the columns are the records' scalar keys in alphabetical order.
+    const columns = [
+      ...new Set(
+        json.records.flatMap((record) =>
+          Object.keys(record).filter((key) => typeof record[key] !== 'object'),
+        ),
+      ),
+    ].sort();
+    const rows = text.stdout.split('\n').filter((line) => line.startsWith('RECORDS\t'));
+    const ids = rows.map((row) => row.split('\t')[columns.indexOf('id') + 1]);
+    expect(ids.sort()).toStrictEqual([first.id, collision.id].sort());
+    expect(status).toMatchObject({ code: 0, stdout: expect.stringMatching(/^BREAKER\t/m) });
+  });
+
   it('says a key no record has is not found (exit 3), and wants exactly one of --key and --message-id (252)', async () => {
     expect(await cli.run('find', '--key', 'order-nobody')).toStrictEqual({
       code: 3,

@@ -1,7 +1,7 @@
 /**
  * `pq` run in this process, its output captured, with no environment: a command that gets as far
- * as AWS needs its target in `argv` (or fails on "which consumer?"). `clock` fixes the CLI's
- * time and waits.
+ * as AWS needs its target in `argv` (or fails on "which consumer?"). `options` fix the CLI's
+ * time and waits, and can make its stderr a terminal.
  */
 import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { type CliIo, runCli } from '../../cli/run';
@@ -12,9 +12,12 @@ export interface CapturedRun {
   readonly stderr: string;
 }
 
+/** The CLI's clock and wait, and whether its stderr is a terminal (which gets progress lines). */
+export type RunOptions = Pick<CliIo, 'now' | 'sleep'> & { readonly stderrIsTerminal?: boolean };
+
 export async function runCliCaptured(
   argv: readonly string[],
-  clock: Pick<CliIo, 'now' | 'sleep'> = {},
+  { stderrIsTerminal, ...clock }: RunOptions = {},
 ): Promise<CapturedRun> {
   let stdout = '';
   let stderr = '';
@@ -22,7 +25,7 @@ export async function runCliCaptured(
     argv,
     {
       stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
+      stderr: { write: (text: string) => (stderr += text), isTTY: stderrIsTerminal },
       env: {},
       ...clock,
     },

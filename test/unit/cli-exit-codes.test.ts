@@ -54,7 +54,20 @@ describe('exit codes', () => {
   );
 
   it.each(COMMANDS.map((entry) => entry.name))(
-    '%s: AWS out of reach exits 1, saying it failed',
+    '%s: an output format pq does not have exits 252 before anything runs',
+    async (name) => {
+      const run = await pq(name, ...(REACHES_AWS[name] ?? []), '--output', 'yaml');
+
+      expect(run).toStrictEqual({
+        code: EXIT.usage,
+        stdout: '',
+        stderr: `pq ${name}: --output takes table, text, json (given yaml) (pq ${name} --help)\n`,
+      });
+    },
+  );
+
+  it.each(COMMANDS.map((entry) => entry.name))(
+    '%s: AWS out of reach exits 1, saying it failed (with --output text, which every command takes)',
     async (name) => {
       const endpoint = `http://127.0.0.1:${await freePort()}`;
       process.env.AWS_ACCESS_KEY_ID ??= 'testing';
@@ -69,6 +82,8 @@ describe('exit codes', () => {
         'us-east-1',
         '--endpoint-url',
         endpoint,
+        '--output',
+        'text',
       );
 
       expect(run).toMatchObject({

@@ -8,6 +8,7 @@ import { parseCommandArgs } from '../../cli/arguments';
 import type { CommandContext } from '../../cli/command';
 import { list } from '../../cli/commands/list';
 import type { Deployment } from '../../cli/deployment';
+import { NO_PROGRESS } from '../../cli/progress';
 import { QUARANTINE_REASONS, QUARANTINE_STATUS } from '../../contract/quarantine';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 
@@ -52,6 +53,7 @@ function listWith(...argv: string[]) {
     },
     now: () => new Date('2030-01-02T00:00:00.000Z'),
     sleep: async () => {},
+    progress: () => NO_PROGRESS,
   };
   return list.run(context);
 }

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { CliIo } from '../../../cli/run';
 import { ENV } from '../../../contract/env';
 import { AttemptLedger } from '../../../lambdas/adapters/attempt-ledger';
 import { OperatorLedger } from '../../../lambdas/adapters/operator-ledger';
@@ -20,7 +19,7 @@ import { bodyDigest, collisionQuarantineId, quarantineId } from '../../../lambda
 import type { NewQuarantineRecord } from '../../../lambdas/core/quarantine-record';
 import type { ErrorEvidence } from '../../../lambdas/core/types';
 import { LOCAL_CREDENTIALS } from '../../../tools/local-aws/moto';
-import { type CapturedRun, runCliCaptured } from '../../support/run-cli';
+import { type CapturedRun, type RunOptions, runCliCaptured } from '../../support/run-cli';
 import { type AdapterPipeline, startPipeline } from './pipeline';
 
 export type CliRun = CapturedRun;
@@ -47,8 +46,8 @@ export interface CliHarness {
   readonly functionName: string;
   /** argv plus --function, --endpoint-url and --region of the local pipeline. */
   run(...argv: string[]): Promise<CliRun>;
-  /** As `run`, on a clock and a wait of the test's own (replay --rate). */
-  runOn(clock: Pick<CliIo, 'now' | 'sleep'>, ...argv: string[]): Promise<CliRun>;
+  /** As `run`, on a clock and a wait of the test's own (replay --rate), or with stderr a terminal. */
+  runOn(options: RunOptions, ...argv: string[]): Promise<CliRun>;
   /** The pipeline's options, for a command line outside runCli. */
   readonly targetArgs: readonly string[];
   quarantine(seed?: Seed): Promise<Seeded>;
@@ -189,15 +188,15 @@ export async function startCliHarness(): Promise<CliHarness> {
     return { id, messageKey, body };
   }
 
-  const runCaptured = (argv: readonly string[], clock: Pick<CliIo, 'now' | 'sleep'>) =>
-    runCliCaptured([...argv, ...targetArgs], clock);
+  const runCaptured = (argv: readonly string[], options: RunOptions) =>
+    runCliCaptured([...argv, ...targetArgs], options);
 
   return {
     pipeline,
     functionName: consumer.functionName,
     targetArgs,
     run: (...argv) => runCaptured(argv, {}),
-    runOn: (clock, ...argv) => runCaptured(argv, clock),
+    runOn: (options, ...argv) => runCaptured(argv, options),
     quarantine,
     records: new QuarantineRecords(
       clients.s3,
