@@ -34,6 +34,7 @@ let probe: PipelineProbe;
 let sent: Map<string, string>;
 const results: RunnerEvents['result'][] = [];
 const crashes: RunnerEvents['crash'][] = [];
+const logs: RunnerEvents['log'][] = [];
 let items: Map<string, LedgerEntry | undefined>;
 let records: QuarantineRecord[];
 
@@ -56,6 +57,7 @@ beforeAll(async () => {
   });
   pipeline.runner.on('result', (result) => results.push(result));
   pipeline.runner.on('crash', (crash) => crashes.push(crash));
+  pipeline.runner.on('log', (line) => logs.push(line));
   probe = new PipelineProbe(pipeline);
   // One request: the first receive takes them all, so the slow ones share invocations.
   const ids = await probe.sendBatch(MESSAGES.map(({ id, behaviour }) => demoBody(id, behaviour)));
@@ -72,11 +74,26 @@ const key = (id: string) => sent.get(id) ?? id;
 const item = (id: string) => items.get(key(id));
 const record = (id: string) => records.find((candidate) => candidate.messageKey === key(id));
 const requests = (id: string) => pipeline.outside.counts()[id] ?? 0;
+const label = (messageId: string) => MESSAGES.find(({ id }) => key(id) === messageId)?.id ?? messageId;
+/** What a crash held and how it died, with its environment's last stderr lines: a failure explains itself. */
+const crashReport = () =>
+  JSON.stringify(
+    crashes.map((crash) => ({
+      ...crash,
+      messageIds: crash.messageIds.map(label),
+      stderr: logs.filter((line) => line.envId === crash.envId && line.stream === 'stderr').slice(-8),
+    })),
+    null,
+    1,
+  );
 const fired = () => pipeline.faults?.fired().map((fault) => [fault.at, fault.message, fault.fired]);
 
 describe('given settle writes that fail, a crash after a keyed call, and slow records', () => {
   it('when a keyless call, then a keyed call, then a crash, then the next delivery quarantines K1 as outcome unknown', () => {
-    expect(crashes.map((crash) => crash.messageIds.includes(key('K1')))).toStrictEqual([true]);
+    expect(
+      crashes.map((crash) => crash.messageIds.includes(key('K1'))),
+      crashReport(),
+    ).toStrictEqual([true]);
     // Rule 8: the keyed call's result must not hide the keyless one; no second attempt starts.
     expect(item('K1')).toMatchObject({ state: 'quarantined', attempts: 1, charged: 0 });
     expect(record('K1')).toMatchObject({ reason: 'outcome-unknown', attemptsStarted: 1 });
