@@ -51,6 +51,7 @@ export const CONSUMER_METRIC = {
   duplicates: 'Duplicates',
 } as const;
 
+/** The name of one of the consumer's counts: a value of CONSUMER_METRIC. */
 export type ConsumerMetric = (typeof CONSUMER_METRIC)[keyof typeof CONSUMER_METRIC];
 
 /**

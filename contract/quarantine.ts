@@ -34,6 +34,7 @@ export const QUARANTINE_REASONS = [
   'backstop',
 ] as const;
 
+/** Why a message was quarantined: one of QUARANTINE_REASONS. */
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
 /** The quarantine table's indexes, by what they find (lib/quarantine-storage.ts makes them). */

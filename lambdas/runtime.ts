@@ -2,6 +2,8 @@
  * 'poison-quarantine/runtime': what a processing module imports. The consumer bundle loads
  * these same files, so an error class thrown by the user's module is the one the classifier
  * tests with `instanceof`.
+ *
+ * @module poison-quarantine/runtime
  */
 
 export type {

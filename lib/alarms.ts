@@ -14,23 +14,38 @@ import { OPERATIONS_METRIC } from './operations/protocol';
 
 // The state machines' metric steps (lib/operations/steps.ts) take the namespace from here.
 
+/** What {@link QuarantineAlarms} watches, and where its alarms go. */
 export interface QuarantineAlarmsProps {
+  /** Every alarm's action publishes to this topic. */
   readonly topic: sns.ITopic;
+  /** The source queue: the age of its oldest message, and the series of the consumer's counts for it. */
   readonly queue: sqs.IQueue;
+  /** The backstop queue; with it, an alarm when it holds messages. */
   readonly deadLetterQueue?: sqs.IQueue;
+  /** The consumer function, whose errors raise an alarm. */
   readonly consumer: lambda.IFunction;
+  /** The consumer's log group: metric filters count its quarantined and breaker-unreadable events. */
   readonly consumerLogGroup: logs.ILogGroup;
+  /** A source message older than this raises an alarm. */
   readonly oldestMessageAge: Duration;
   /** A pause that has kept consumption stopped for longer than this raises an alarm. */
   readonly pausedTooLong: Duration;
   /** The operations state machines: the pauses, and the operator's waits on outcome-unknown records. */
-  readonly stateMachines: { readonly pause: sfn.IStateMachine; readonly verification: sfn.IStateMachine };
+  readonly stateMachines: {
+    /** The pause state machine (rules 7 and 11). */
+    readonly pause: sfn.IStateMachine;
+    /** The verification state machine (rule 8). */
+    readonly verification: sfn.IStateMachine;
+  };
 }
 
 /** The three ways an operations execution ends that no normal work ends in. */
 export interface ExecutionAlarms {
+  /** An execution failed. */
   readonly failed: cloudwatch.Alarm;
+  /** An execution timed out. */
   readonly timedOut: cloudwatch.Alarm;
+  /** An execution was stopped (aborted). */
   readonly aborted: cloudwatch.Alarm;
 }
 

@@ -17,18 +17,29 @@ const HANDLER_ENTRY =
     ? path.join(__dirname, '..', 'lambdas', 'handlers', 'consumer.ts')
     : path.join(__dirname, '..', 'esm', 'lambdas', 'handlers', 'consumer.js');
 
+/** What {@link PoisonQuarantine} gives its {@link ConsumerFunction}. */
 export interface ConsumerFunctionProps {
+  /** Path of the user's processing module, bundled with the consumer. */
   readonly processorEntry: string;
+  /** Timeout of the function. */
   readonly timeout: Duration;
+  /** Memory of the function, in MiB. */
   readonly memorySize: number;
+  /** Retention of the function's own log group. */
   readonly logRetention: logs.RetentionDays;
+  /** The function's environment variables: the user's and the consumer's settings. */
   readonly environment: Readonly<Record<string, string>>;
   /** The user's settings of the function, passed through (PoisonQuarantineProps, checked there). */
   readonly vpc?: ec2.IVpc;
+  /** Passed through from PoisonQuarantineProps `vpcSubnets`. */
   readonly vpcSubnets?: ec2.SubnetSelection;
+  /** Passed through from PoisonQuarantineProps `securityGroups`. */
   readonly securityGroups?: ec2.ISecurityGroup[];
+  /** Passed through from PoisonQuarantineProps `layers`. */
   readonly layers?: lambda.ILayerVersion[];
+  /** Passed through from PoisonQuarantineProps `bundling`: merged over the construct's esbuild options. */
   readonly bundling?: nodejs.BundlingOptions;
+  /** Passed through from PoisonQuarantineProps `tracing`. */
   readonly tracing?: lambda.Tracing;
 }
 

@@ -2,6 +2,8 @@
  * The package's main entry ('poison-quarantine'): the construct and its props, for a CDK app.
  * What a processing module imports at run time is in 'poison-quarantine/runtime'
  * (lambdas/runtime.ts), which never loads aws-cdk-lib.
+ *
+ * @module poison-quarantine
  */
 
 export { CONSUMER_METRIC, type ConsumerMetric } from '../contract/metrics';

@@ -40,23 +40,32 @@ export type { PoisonQuarantineProps } from './poison-quarantine-props';
  * person or a pause to two Step Functions state machines. See README.md for the behaviour.
  */
 export class PoisonQuarantine extends Construct {
+  /** The source queue: the `queue` prop, or the one created. */
   public readonly queue: sqs.IQueue;
   /**
    * The native-redrive backstop: the created one, a given queue's redrive target when CDK knows it,
    * or the `backstopQueue` prop; undefined for an imported queue without that prop.
    */
   public readonly deadLetterQueue?: sqs.IQueue;
+  /** The consumer function: the project's wrapper bundled with the user's processing module. */
   public readonly consumer: ConsumerFunction;
+  /** The consumer's SQS event source: its mapping is what a pause disables and restores. */
   public readonly eventSource: SqsEventSource;
+  /** The attempts ledger: one item per message key (docs/design.md). */
   public readonly attemptsTable: dynamodb.Table;
+  /** The control state: breaker, isolation trial, failure window, replay freeze (docs/design.md). */
   public readonly controlTable: dynamodb.Table;
+  /** The quarantine records and their status. */
   public readonly quarantineTable: dynamodb.Table;
+  /** The quarantined messages' exact content and evidence. */
   public readonly quarantineBucket: s3.Bucket;
+  /** Where alarms and operator notifications go: the `alarmTopic` prop, or the one created. */
   public readonly topic: sns.ITopic;
   /** Rules 7 and 11: disables the event source mapping, probes, and restores it (`pause-<epoch>`). */
   public readonly pauseStateMachine: sfn.StateMachine;
   /** Rule 8: an outcome-unknown record waits for an operator's decision (`ou-<quarantine id>`). */
   public readonly verificationStateMachine: sfn.StateMachine;
+  /** The alarms an operator must hear about, each sent to `topic`. */
   public readonly alarms: QuarantineAlarms;
   /** Queue, consumer, quarantines, breaker and executions on one page (lib/dashboard.ts). */
   public readonly dashboard: cloudwatch.Dashboard;

@@ -6,17 +6,21 @@ import type { ErrorClass } from '../core/types';
 
 /** One SQS message as the user's code sees it. */
 export interface QueueMessage {
+  /** The SQS message id. */
   readonly messageId: string;
   /** The message key the ledger uses (default: messageId). */
   readonly key: string;
   /** The body exactly as SQS delivered it. */
   readonly body: string;
+  /** SQS's system attributes of the message, as the event delivered them. */
   readonly attributes: Readonly<Record<string, string | undefined>>;
+  /** The SQS message attributes, as the event delivered them. */
   readonly messageAttributes: Readonly<Record<string, unknown>>;
   /** Attempts started for this key, this one included. */
   readonly attempt: number;
 }
 
+/** Options of {@link WorkContext.external}. */
 export interface ExternalCallOptions {
   /**
    * An idempotency key the outside system honours. With it, a call whose outcome is unknown may
@@ -25,6 +29,7 @@ export interface ExternalCallOptions {
   readonly idempotencyKey?: string;
 }
 
+/** What the consumer gives `process` beside the message: durable stages, outside calls, time left. */
 export interface WorkContext {
   /** Durably records the last known stage (one DynamoDB write); survives a crash. */
   stage(name: string): Promise<void>;
@@ -39,10 +44,15 @@ export interface WorkContext {
   remainingTimeMs(): number;
 }
 
+/**
+ * The user's work on one message: resolving completes it; throwing fails the attempt, as the
+ * error classifies.
+ */
 export type Processor = (message: QueueMessage, ctx: WorkContext) => Promise<void>;
 
 /** The shape of the module a user points the construct at (`processorEntry`). */
 export interface ProcessorModule {
+  /** Does the work of one message. */
   readonly process: Processor;
   /** Overrides the default error classification; `undefined` falls back to it. */
   readonly classify?: (error: unknown) => ErrorClass | undefined;
