@@ -71,53 +71,65 @@ export interface BenchReport {
 
 export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise<BenchReport> {
   const report: BenchReport = {};
-  if (options.only.includes('calls')) {
-    const paths = await measureAllPaths();
+  const { local, progress } = options;
+  const wanted = SECTIONS.filter((section) => options.only.includes(section));
+  const measure = <T>(section: Section, run: () => Promise<T>) =>
+    timed(section, `${wanted.indexOf(section) + 1} of ${wanted.length}`, progress, run);
+  if (wanted.includes('calls')) {
+    const paths = await measure('calls', measureAllPaths);
     report.callsPerMessage = mapValues(paths, (path) => path.calls);
     report.dynamodbUnitsPerMessage = mapValues(paths, (path) => path.units);
     report.costPerMillionUsd = mapValues(paths, costPerMillionUsd);
     report.prices = { date: PRICES.date, region: PRICES.region, assumptions: COST_ASSUMPTIONS };
   }
-  if (options.only.includes('coldInit') || options.only.includes('perMessage')) {
+  if (wanted.includes('coldInit') || wanted.includes('perMessage')) {
     const bundles = await buildBundles();
     try {
-      if (options.only.includes('coldInit')) {
-        report.coldInit = measureColdInit(bundles.paths, options.coldInitRuns);
+      if (wanted.includes('coldInit')) {
+        report.coldInit = await measure('coldInit', async () =>
+          measureColdInit(bundles.paths, options.coldInitRuns),
+        );
       }
-      if (options.only.includes('perMessage')) {
-        report.perMessage = await measurePerMessage(bundles.paths, options.perMessage);
+      if (wanted.includes('perMessage')) {
+        report.perMessage = await measure('perMessage', () =>
+          measurePerMessage(bundles.paths, options.perMessage),
+        );
       }
     } finally {
       bundles.remove();
     }
   }
-  if (options.only.includes('scale')) report.scale = await runScaleModel(ISSUE_SCENARIO);
-  const { local, progress } = options;
+  if (wanted.includes('scale')) report.scale = await measure('scale', () => runScaleModel(ISSUE_SCENARIO));
   const scaled = timingsScaledDown(local.timingScale);
-  if (options.only.includes('outage')) {
-    report.outage = await timed('outage', progress, () =>
+  if (wanted.includes('outage')) {
+    report.outage = await measure('outage', () =>
       measureOutage({ ...outageOptions(scaled, local.outageMessages), progress }),
     );
   }
-  if (options.only.includes('recovery')) {
-    report.recovery = await timed('recovery', progress, () =>
+  if (wanted.includes('recovery')) {
+    report.recovery = await measure('recovery', () =>
       measureRecovery({ ...RECOVERY_DEFAULTS, messages: local.recoveryMessages, progress }),
     );
   }
-  if (options.only.includes('poison')) {
-    report.poison = await timed('poison', progress, () =>
+  if (wanted.includes('poison')) {
+    report.poison = await measure('poison', () =>
       measurePoison({ healthyMessages: local.poisonHealthyMessages, timings: scaled, progress }),
     );
   }
   return report;
 }
 
-/** Runs a section of the local AWS and says how long it took: minutes, where the others take seconds. */
+/**
+ * Runs a section, saying which it is (`3 of 7`) before and how long it took after: a whole bench
+ * takes many minutes, and without this it said nothing for the first of them.
+ */
 async function timed<T>(
   section: Section,
+  place: string,
   progress: BenchOptions['progress'],
   run: () => Promise<T>,
 ): Promise<T> {
+  progress?.(`${section} (${place}): measuring...`);
   const started = Date.now();
   const result = await run();
   progress?.(`${section}: measured in ${Math.round((Date.now() - started) / 1000)} s`);

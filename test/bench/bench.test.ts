@@ -89,3 +89,19 @@ describe('npm run bench, scale model', () => {
     expect(items.filter(([, peak]) => peak.peakReadsPerSecond > 1_500)).toStrictEqual([]);
   });
 });
+
+describe('npm run bench, progress', () => {
+  it('given some sections, then each says on stderr which of them it is before it runs, and how long it took', async () => {
+    const lines: string[] = [];
+
+    await runBench({ ...DEFAULT_OPTIONS, only: ['scale', 'calls'], progress: (line) => lines.push(line) });
+
+    // In the bench's own order, whatever the order asked.
+    expect(lines).toStrictEqual([
+      'calls (1 of 2): measuring...',
+      expect.stringMatching(/^calls: measured in \d+ s$/),
+      'scale (2 of 2): measuring...',
+      expect.stringMatching(/^scale: measured in \d+ s$/),
+    ]);
+  });
+});
