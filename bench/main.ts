@@ -5,12 +5,14 @@
  * minutes: they say on stderr what they are doing. `--help` runs nothing, not even the local
  * AWS's first install.
  */
+import { exitQuietlyOnBrokenPipe } from '../cli/broken-pipe';
 import { ensureVenvOrExit } from '../tools/local-aws/ensure-venv.mjs';
 import { BenchUsageError, readBenchArgs, USAGE } from './args';
 import { formatReport } from './report';
 import { runBench } from './run-bench';
 
 async function main(): Promise<number> {
+  exitQuietlyOnBrokenPipe();
   const args = readBenchArgs(process.argv.slice(2));
   if (args.help) {
     process.stdout.write(USAGE);

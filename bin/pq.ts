@@ -2,8 +2,11 @@
 // The operator CLI. Wiring only: the commands live in cli/ (and pq console in console/). Contributors run it from its sources
 // (npm run pq -- --help); packages/pq compiles it into the pq that operators install, whose entry
 // starts with the line above.
+import { exitQuietlyOnBrokenPipe } from '../cli/broken-pipe';
 import { runCli } from '../cli/run';
 import { PQ_COMMANDS } from './pq-commands';
+
+exitQuietlyOnBrokenPipe();
 
 runCli(
   process.argv.slice(2),
