@@ -26,6 +26,7 @@ export const PROJECT_NODE = join(PROJECT_ROOT, '.venv', 'node', 'bin', 'node');
 
 const venv = join(PROJECT_ROOT, '.venv');
 const requirements = join(PROJECT_ROOT, 'tools', 'local-aws', 'requirements.txt');
+const PIP_PROGRESS = join(PROJECT_ROOT, 'tools', 'local-aws', 'pip-progress.py');
 
 /** A reason the virtualenv cannot be made, for a person: printed without a stack. */
 export class VenvError extends Error {
@@ -57,7 +58,8 @@ export function ensurePythonVenv({ venv: dir, requirements: file, what, python, 
   console.error(`poison-quarantine: installing ${what} into ${dir} ...`);
   const run = (cmd, args) => execFileSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   if (!existsSync(join(dir, 'bin', 'python'))) run(interpreter, ['-m', 'venv', dir]);
-  run(join(dir, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', file]);
+  // pip through pip-progress.py: a line of progress on a terminal, pip's output when it fails.
+  run(join(dir, 'bin', 'python'), [PIP_PROGRESS, join(dir, 'bin', 'pip'), '-r', file]);
   after?.();
   writeFileSync(stampFile, wanted);
 }
