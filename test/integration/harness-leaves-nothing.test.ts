@@ -9,37 +9,12 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { leftAfter, processesMarked } from '../support/processes';
 
 const ROOT = join(__dirname, '..', '..');
 const FIXTURE = join(__dirname, 'fixtures', 'setup-times-out');
-
-/** Live processes whose environment holds `mark` (a zombie waiting for its reaper is dead). */
-function processesMarked(mark: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-        return state !== 'Z' && readFileSync(`/proc/${pid}/environ`, 'utf8').includes(mark);
-      } catch {
-        return false; // gone meanwhile, or not ours to read
-      }
-    })
-    .map(Number);
-}
-
-/** Polls: a killed process takes a moment to go on a loaded machine. */
-async function leftAfter(mark: string, ms: number): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const left = processesMarked(mark);
-    if (left.length === 0 || Date.now() > deadline) return left;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** The test process as `npm test` starts it, its environment marked; its output collected. */
 function launch(mark: string, extraEnv: Record<string, string> = {}) {
