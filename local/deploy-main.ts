@@ -13,12 +13,15 @@
  * Ctrl-C does not cut the cleanup short; it takes a few seconds at most. package.json runs this
  * file with `node --import tsx`, not the tsx command: tsx's own process SIGKILLs a child that
  * does not answer a relayed signal within 60 ms, and synthesis blocks this one for seconds.
+ * Makes sure of the local AWS's virtualenv (its first install takes minutes) once the arguments
+ * are read: `--help` and bad usage install nothing.
  */
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ENV } from '../contract/env';
 import type { LocalFunction, LocalStack } from '../tools/local-aws/deploy';
+import { ensureVenvOrExit } from '../tools/local-aws/ensure-venv.mjs';
 import { LOCAL_CREDENTIALS } from '../tools/local-aws/moto';
 import { LocalStackDeployError } from '../tools/localstack/cdk-deploy';
 import { LOCALSTACK_ACCOUNT, LocalStackUnavailableError } from '../tools/localstack/localstack';
@@ -29,11 +32,15 @@ import { consumerLogLine, deathLine, tryOutCommands } from './try-out';
 
 const USAGE =
   'usage: npm run local:deploy [-- --keep] [--target moto|localstack [--endpoint-url URL]]\n' +
+  '\n' +
+  'Deploys the demo stack into a fresh local AWS, prints what it created, and stops what it started.\n' +
+  "  --keep               stay up until Ctrl-C, printing commands to try it and the consumer's log\n" +
   '  --target moto        the embedded local AWS, the consumer run by the local event-source runner (default)\n' +
   '  --target localstack  the embedded LocalStack: deployed by its own CloudFormation, the consumer run by\n' +
   '                       the same runner\n' +
   '  --endpoint-url URL   with --target localstack: your own LocalStack at URL instead (Docker, your token);\n' +
-  '                       the stack stays there and its Lambda runs the consumer (no --keep: nothing of ours runs)\n';
+  '                       the stack stays there and its Lambda runs the consumer (no --keep: nothing of ours runs)\n' +
+  '  --help, -h           this text, and nothing deployed or installed\n';
 
 interface DeployArguments {
   readonly keep: boolean;
@@ -42,12 +49,13 @@ interface DeployArguments {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  if (argv.includes('--help')) {
+  if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(USAGE);
     return 0;
   }
   const args = parseArguments(argv);
   if (args === undefined) return 2;
+  ensureVenvOrExit();
   const { target, endpointUrl } = args;
   const interrupt = abortOnSignals();
   const assembly = new DemoAssembly();

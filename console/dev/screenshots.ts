@@ -2,6 +2,8 @@
  * `npm run console:screenshots -- --out DIR`: PNG screenshots of every page of `pq console`
  * against the local AWS with sample records (sample-pipeline.ts), for the README and for review.
  * Nothing is changed but by the screenshot of a refusal, which changes nothing by definition.
+ * Makes sure of the local AWS's virtualenv (its first install takes minutes) once the arguments
+ * are read: `--help` and bad usage install nothing.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,22 +11,40 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { resolveDeployment } from '../../cli/deployment';
+import { ensureVenvOrExit } from '../../tools/local-aws/ensure-venv.mjs';
 import { actionHref } from '../pages/action-links';
 import { startConsole } from '../server';
 import { launchChromium } from './browser';
 import { type SamplePipeline, startSamplePipeline, useLocalCredentials } from './sample-pipeline';
 
-const USAGE = 'usage: npm run console:screenshots -- --out DIR\n';
+const USAGE = `usage: npm run console:screenshots -- --out DIR
+
+Starts the local AWS with sample records and pq console on it, and saves a PNG of every page
+(headless Chromium) into DIR, one file a page, each file's name printed.
+  --out DIR   where the screenshots go (created if missing)
+  --help, -h  this text, and nothing started or installed
+`;
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { out: { type: 'string' }, help: { type: 'boolean' } },
-  });
-  if (values.help || !values.out) {
-    process.stdout.write(USAGE);
-    return values.help ? 0 : 2;
+  let values: { out?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (error) {
+    process.stderr.write(`console:screenshots: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
   }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (!values.out) {
+    process.stderr.write(`console:screenshots: where to? pass --out DIR\n\n${USAGE}`);
+    return 2;
+  }
+  ensureVenvOrExit();
   const out = resolve(values.out);
   mkdirSync(out, { recursive: true });
   useLocalCredentials();

@@ -4,12 +4,35 @@
  * Split at the dynamic imports of cli/commands/index.ts and cli/run.ts: `pq --version` and
  * `pq --help` load only the entry, a command loads its own module, and the SDK comes with the
  * first AWS call. Fails when anything would bundle aws-cdk-lib or constructs, or the entry held
- * SDK code. Writes the licences of what it bundled next to the code (they ship with it).
+ * SDK code. Writes the licences of what it bundled next to the code (they ship with it). Takes no
+ * arguments but `--help`, which prints the usage and builds nothing.
  */
 import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+
+const USAGE = `Usage: npm run build:pq
+
+Builds pq, the operator CLI, into packages/pq/dist from cli/: ES module bundles with the AWS SDK
+inside, no dependencies, and the licences of what they bundle. Fails when anything would bundle
+aws-cdk-lib or constructs, or when pq's entry would load AWS SDK code at start.
+(packages/pq's prepack runs it too.)
+
+  --help, -h  this text, and nothing built
+
+Exit code: 0 built, 1 the build failed, 2 bad usage.
+`;
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (args.length > 0) {
+  process.stderr.write(`build:pq: takes no arguments (given ${args.join(' ')})\n\n${USAGE}`);
+  process.exit(2);
+}
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');

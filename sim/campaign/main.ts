@@ -3,6 +3,7 @@
  *
  * Runs N seeded schedules over the in-memory world through the real consumer and checks the
  * invariants after each (--replay: one schedule given as JSON, or a file holding one or a case).
+ * `--help` prints the usage and runs nothing.
  * Exit codes: 0 every invariant held, 1 a violation was found, 2 bad usage.
  */
 import { readFileSync } from 'node:fs';
@@ -18,8 +19,26 @@ export interface Streams {
   readonly err: (line: string) => void;
 }
 
-const USAGE =
-  'usage: campaign --schedules N --seed S [--json] [--shrink K] | --replay FILE|JSON [--json] | --list-fault-points';
+const USAGE = `Usage: npm run -s campaign -- [--schedules N] [--seed S] [--shrink K] [--json]
+       npm run -s campaign -- --replay FILE|JSON [--json]
+       npm run -s campaign -- --list-fault-points
+
+Runs N seeded schedules (deliveries, crashes, SDK faults, outages, redeploys, operator answers)
+through the real consumer over the in-memory world, and checks every invariant and the oracle
+after each (docs/rehearsals.md). A violation is printed with its seed and a shrunk schedule.
+
+  --schedules N        how many schedules (default 1000)
+  --seed S             the campaign's seed: the same seed runs the same schedules (default 1)
+  --shrink K           violations per invariant shrunk to a minimal schedule (default 3; 0: none)
+  --json               print the report as one JSON document
+  --replay FILE|JSON   run one schedule again: given as JSON, or a file holding one or a kept case
+                       (sim/campaign/cases/)
+  --list-fault-points  print the named fault points, one a line
+  --help, -h           this text, and nothing run
+
+Example: npm run -s campaign -- --schedules 200 --seed 7
+
+Exit code: 0 every invariant held, 1 a violation was found, 2 bad usage.`;
 
 export async function main(argv: readonly string[], streams: Streams): Promise<number> {
   let args: ReturnType<typeof parse>;
@@ -28,6 +47,10 @@ export async function main(argv: readonly string[], streams: Streams): Promise<n
   } catch (error) {
     streams.err(`${(error as Error).message}\n${USAGE}`);
     return 2;
+  }
+  if (args.help) {
+    streams.out(USAGE);
+    return 0;
   }
   if (args['list-fault-points']) {
     for (const point of FAULT_POINTS) streams.out(point);
@@ -53,6 +76,7 @@ function parse(argv: readonly string[]) {
       json: { type: 'boolean' },
       'list-fault-points': { type: 'boolean' },
       replay: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   }).values;

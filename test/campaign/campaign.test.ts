@@ -181,7 +181,7 @@ describe('the CLI', () => {
 
     // Assess
     expect(code).toBe(2);
-    expect(err.join('\n')).toMatch(/usage: campaign/);
+    expect(err.join('\n')).toMatch(/^Usage: npm run -s campaign/m);
   });
 });
 

@@ -1,10 +1,11 @@
 // `node tools/local-aws/on-project-node.mjs [node options] SCRIPT [arguments]`, which `npm run rehearsal` and
 // `npm test` start with: makes sure of the project's virtualenv (ensure-venv.mjs), then runs node
 // with the given arguments on the project's Node.js (.nvmrc; linked as .venv/node/bin/node) when
-// the one running this is older. A help (`--help` or `-h` among the arguments, the script's or
-// node's own) needs no local AWS: it is run without the virtualenv's first install (minutes), on
-// this Node.js when the project's is not installed yet. A machine whose own Node.js is 20 thus needs no PATH step, and
+// the one running this is older. A machine whose own Node.js is 20 thus needs no PATH step, and
 // nothing warns about it: the AWS SDK warns on every process below 22 that makes a client.
+// A help (`--help` or `-h` among the arguments, the script's or node's own) needs no local AWS:
+// it runs without the virtualenv's first install (minutes), on this Node.js when the project's
+// is not installed yet.
 // A Node.js as new as the project's or newer stays the one used. The child gets the project's
 // node directory first on PATH, as CI has it (.ci/run), so what it starts by name (node, npx)
 // runs on the same one. Ends as the child ends: its exit code, or the signal that killed it.

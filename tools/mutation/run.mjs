@@ -7,13 +7,40 @@
 // Each rewrites the incremental file and the slim report (reports/mutation/mutation.json).
 // Then prints the score per folder (or, with --json, the summary as JSON) and fails when a
 // survivor is not listed in tools/mutation/survivors.json or a folder is below 90%.
+// --help (-h) prints the usage, and nothing is run or installed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FULL_REPORT, printText, readReport, SLIM_REPORT, SURVIVORS, slim, summarise } from './summary.mjs';
 
+const USAGE = `Usage: npm run mutation -- [--incremental] [--json] [Stryker options]
+
+Mutation testing of lambdas/core and lambdas/consumer with Stryker (tools/mutation/README.md),
+installed into tools/mutation/node_modules on first use. Rewrites the incremental file
+(reports/mutation/stryker-incremental.json) and the slim report (reports/mutation/mutation.json),
+then prints the score per folder.
+
+  (no option)      a full run: every mutant tested again
+  --incremental    only the mutants whose code or covering tests changed since the incremental
+                   file; the others keep their result (the CI form)
+  --json           the summary as one JSON document on stdout (Stryker's progress on stderr)
+  --help, -h       this text, and nothing run or installed
+Any other option goes to \`stryker run\` as it is, e.g.:
+  --mutate FILES   (-m) only those files' mutants (FILE or FILE:from-to), the others kept
+  --force          with --incremental or --mutate: test the mutants again even if unchanged
+
+Example: npm run mutation -- --mutate lambdas/core/delivery.ts --force
+
+Exit code: 0 every survivor listed in tools/mutation/survivors.json and every folder at 90% or
+more, 1 not, 2 Stryker (or its install) failed.
+`;
+
 const ROOT = new URL('../..', import.meta.url).pathname;
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const json = args.includes('--json');
 const incremental = args.includes('--incremental');
 const passed = args.filter((arg) => arg !== '--json' && arg !== '--incremental');

@@ -14,6 +14,7 @@ export default defineConfig({
       'test/unit/cli-exit-codes.test.ts',
       'test/unit/on-project-node.test.ts',
       'test/unit/scenario-schema.test.ts',
+      'test/unit/scripts-help.test.ts',
       'test/unit/try-out.test.ts',
     ],
     pool: 'forks',

@@ -3,7 +3,8 @@
  * --dry-run`, whose prepack builds), and checks what each would ship, without publishing
  * anything: the files every user needs are there, nothing else is (no tests, sources, local
  * tools, CI), both packages carry the same version, and CHANGELOG.md has a section for it.
- * Prints one line a package, or every problem found, and exits 1 then.
+ * Prints one line a package, or every problem found, and exits 1 then. Takes no arguments but
+ * `--help`, which prints the usage and builds nothing.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const USAGE = `Usage: npm run release:check
+
+Builds and packs both packages, poison-quarantine and poison-quarantine-cli (packages/pq), as
+\`npm publish\` would (\`npm pack --dry-run\`), and checks what each would ship: the files every
+user needs, nothing else, the same version in both, and a CHANGELOG.md section for it. Publishes
+nothing.
+
+  --help, -h  this text, and nothing built
+
+Exit code: 0 ready to publish, 1 a problem (each said on stderr), 2 bad usage.
+`;
 
 /** What each package must ship, and the only paths it may ship. */
 export const PACKAGES = [
@@ -71,7 +84,15 @@ function pack(dir) {
   return JSON.parse(output)[0];
 }
 
-function main() {
+function main(args) {
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.length > 0) {
+    process.stderr.write(`release:check: takes no arguments (given ${args.join(' ')})\n\n${USAGE}`);
+    return 2;
+  }
   const packs = PACKAGES.map((rules) => ({ rules, packed: pack(rules.dir) }));
   const problems = [
     ...packs.flatMap(({ packed, rules }) => packageProblems(packed, rules)),
@@ -93,4 +114,4 @@ function main() {
   return 1;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));
