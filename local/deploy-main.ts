@@ -16,9 +16,11 @@
  * Makes sure of the local AWS's virtualenv (its first install takes minutes) once the arguments
  * are read: `--help` and bad usage install nothing.
  */
+
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { BROKEN_PIPE_EXIT, exitQuietlyOnBrokenPipe } from '../cli/broken-pipe';
 import { ENV } from '../contract/env';
 import type { LocalFunction, LocalStack } from '../tools/local-aws/deploy';
 import { ensureVenvOrExit } from '../tools/local-aws/ensure-venv.mjs';
@@ -49,6 +51,7 @@ interface DeployArguments {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  exitQuietlyOnBrokenPipe();
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(USAGE);
     return 0;
@@ -217,7 +220,11 @@ function forwardConsumerLogs(pipeline: LocalPipeline): () => void {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Once stdout has taken everything: a reader gone meanwhile ends it as a broken pipe instead.
+  (code) =>
+    process.stdout.write('', (error) =>
+      process.exit((error as NodeJS.ErrnoException | null)?.code === 'EPIPE' ? BROKEN_PIPE_EXIT : code),
+    ),
   (error: unknown) => {
     process.stderr.write(`local:deploy failed: ${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);

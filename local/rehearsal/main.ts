@@ -6,8 +6,10 @@
  * to stdout. Exit code 0 only when every scenario passes; 1 when one fails; 2 on bad usage;
  * 130 when interrupted. Everything started is stopped, on Ctrl-C too.
  */
+
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { exitQuietlyOnBrokenPipe } from '../../cli/broken-pipe';
 import { LOCAL_TARGETS, type LocalTarget } from '../local-pipeline';
 import { DEFAULT_SCENARIOS } from './default-scenarios';
 import { jsonReport, passed, ran, type ScenarioResult, textReport } from './report';
@@ -125,6 +127,7 @@ function loadScenarios(file: string | undefined): readonly Scenario[] {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  exitQuietlyOnBrokenPipe();
   const args = readArgs(argv);
   if (args.help) {
     process.stdout.write(USAGE);

@@ -17,6 +17,8 @@ export interface CampaignOptions {
   /** Violations per invariant to shrink (0: report them as found). @default 3 */
   readonly shrinkPerInvariant?: number;
   readonly plant?: PlantedBug;
+  /** Told after each schedule: `npm run campaign` shows it on a terminal. */
+  readonly progress?: (done: number, total: number) => void;
 }
 
 export interface Violation {
@@ -72,6 +74,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
     // Schedules run on promises alone: let the event loop turn now and then, so what waits for it
     // (the worlds' timer pumps, setImmediate) runs and is let go.
     if (index % IDLE_EVERY === IDLE_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    options.progress?.(index + 1, options.schedules);
     faultsInjected += result.faultsInjected;
     crashes += result.crashes;
     for (const verdict of result.verdicts) {

@@ -8,6 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { exitQuietlyOnBrokenPipe } from '../../cli/broken-pipe';
+import { NO_PROGRESS, type Progress, progressLine } from '../../cli/progress';
 import { FAULT_POINTS } from '../faults/fault-points';
 import { describeSchedule } from './describe';
 import { type CampaignReport, runCampaign, runOne } from './explore';
@@ -17,6 +19,8 @@ import { parseSchedule } from './schedule';
 export interface Streams {
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
+  /** Schedules run so far, on a terminal (cli/progress.ts); none in tests. */
+  readonly progress?: Progress;
 }
 
 const USAGE = `Usage: npm run -s campaign -- [--schedules N] [--seed S] [--shrink K] [--json]
@@ -56,7 +60,11 @@ export async function main(argv: readonly string[], streams: Streams): Promise<n
     for (const point of FAULT_POINTS) streams.out(point);
     return 0;
   }
-  const report = args.replay === undefined ? await campaign(args) : await replay(args.replay);
+  const progress = streams.progress ?? NO_PROGRESS;
+  const report =
+    args.replay === undefined
+      ? await campaign(args, progress).finally(() => progress.end())
+      : await replay(args.replay);
   if (typeof report === 'string') {
     streams.err(`${report}\n${USAGE}`);
     return 2;
@@ -82,14 +90,22 @@ function parse(argv: readonly string[]) {
   }).values;
 }
 
-async function campaign(args: ReturnType<typeof parse>): Promise<CampaignReport | string> {
+async function campaign(
+  args: ReturnType<typeof parse>,
+  progress: Progress,
+): Promise<CampaignReport | string> {
   const schedules = wholeNumber(args.schedules ?? '1000');
   const seed = wholeNumber(args.seed ?? '1');
   const shrinkPerInvariant = wholeNumber(args.shrink ?? '3');
   if (schedules === undefined || seed === undefined || shrinkPerInvariant === undefined) {
     return '--schedules, --seed and --shrink take whole numbers';
   }
-  return runCampaign({ schedules, seed, shrinkPerInvariant });
+  return runCampaign({
+    schedules,
+    seed,
+    shrinkPerInvariant,
+    progress: (done, total) => progress.step(done, total),
+  });
 }
 
 async function replay(source: string): Promise<CampaignReport | string> {
@@ -150,9 +166,11 @@ function wholeNumber(text: string): number | undefined {
 }
 
 if (require.main === module) {
+  exitQuietlyOnBrokenPipe();
   main(process.argv.slice(2), {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
+    progress: progressLine(process.stderr, 'campaign: schedules run', () => Date.now()),
   }).then(
     (code) => {
       process.exitCode = code;

@@ -15,6 +15,9 @@ const ROOT = join(__dirname, '..', '..');
 const ENTRY_POINTS: readonly (readonly [string, readonly string[]])[] = [
   ['bin/pq.ts', ['--help']],
   ['bench/main.ts', ['--help']],
+  ['sim/campaign/main.ts', ['--list-fault-points']],
+  ['local/rehearsal/main.ts', ['--help']],
+  ['local/deploy-main.ts', ['--help']],
 ];
 
 describe('given the reader of stdout is gone', () => {
