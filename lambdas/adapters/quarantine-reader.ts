@@ -138,39 +138,14 @@ export class QuarantineRecords {
     readonly after?: RecordPosition;
     readonly reason?: string;
   }): Promise<{ readonly records: QuarantineRecord[]; readonly last?: RecordPosition }> {
-    const keyCondition = `#${R.status} = :status`;
-    const filter = query.reason === undefined ? undefined : '#reason = :reason';
     const { after } = query;
-    const page = await this.guard('page', query.status, () =>
-      this.dynamodb.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: QUARANTINE_INDEXES.byStatus,
-          KeyConditionExpression: keyCondition,
-          ...(filter === undefined ? {} : { FilterExpression: filter }),
-          ProjectionExpression: PROJECTION,
-          ExpressionAttributeNames: namesIn(keyCondition, PROJECTION, filter ?? ''),
-          ExpressionAttributeValues: {
-            ':status': S(query.status),
-            ...(query.reason === undefined ? {} : { ':reason': S(query.reason) }),
-          },
-          ScanIndexForward: false,
-          Limit: query.limit,
-          ...(after === undefined
-            ? {}
-            : {
-                ExclusiveStartKey: {
-                  id: S(after.id),
-                  [R.status]: S(query.status),
-                  createdAt: S(after.createdAt),
-                },
-              }),
-        }),
-      ),
-    );
-    const last = page.LastEvaluatedKey;
+    const startKey =
+      after === undefined
+        ? undefined
+        : { id: S(after.id), [R.status]: S(query.status), createdAt: S(after.createdAt) };
+    const { records, last } = await this.queryByStatus('page', { ...query, startKey });
     return {
-      records: (page.Items ?? []).map(toQuarantineRecord),
+      records,
       ...(last === undefined ? {} : { last: { id: last.id?.S ?? '', createdAt: last.createdAt?.S ?? '' } }),
     };
   }
@@ -183,32 +158,54 @@ export class QuarantineRecords {
   }): Promise<QuarantineRecord[]> {
     const records: QuarantineRecord[] = [];
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
-    const ofStatus = `#${R.status} = :status`;
-    const keyCondition = query.since ? `${ofStatus} AND #createdAt >= :since` : ofStatus;
     let startKey: Item | undefined;
     do {
-      const page = await this.guard('list', query.status, () =>
-        this.dynamodb.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: QUARANTINE_INDEXES.byStatus,
-            KeyConditionExpression: keyCondition,
-            ProjectionExpression: PROJECTION,
-            ExpressionAttributeNames: namesIn(keyCondition, PROJECTION),
-            ExpressionAttributeValues: {
-              ':status': S(query.status),
-              ...(query.since ? { ':since': S(query.since.toISOString()) } : {}),
-            },
-            ScanIndexForward: false,
-            Limit: Number.isFinite(limit) ? limit - records.length : undefined,
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
-      records.push(...(page.Items ?? []).map(toQuarantineRecord));
-      startKey = page.LastEvaluatedKey;
+      const page = await this.queryByStatus('list', {
+        ...query,
+        limit: Number.isFinite(limit) ? limit - records.length : undefined,
+        startKey,
+      });
+      records.push(...page.records);
+      startKey = page.last;
     } while (startKey !== undefined && records.length < limit);
     return records;
+  }
+
+  /** One Query of the byStatus index, newest first: `list` walks its pages, `page` takes one. */
+  private async queryByStatus(
+    operation: string,
+    query: {
+      readonly status: QuarantineStatus;
+      readonly since?: Date;
+      readonly reason?: string;
+      readonly limit?: number;
+      readonly startKey?: Item;
+    },
+  ): Promise<{ readonly records: QuarantineRecord[]; readonly last?: Item }> {
+    const ofStatus = `#${R.status} = :status`;
+    const keyCondition = query.since ? `${ofStatus} AND #createdAt >= :since` : ofStatus;
+    const filter = query.reason === undefined ? undefined : '#reason = :reason';
+    const page = await this.guard(operation, query.status, () =>
+      this.dynamodb.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: QUARANTINE_INDEXES.byStatus,
+          KeyConditionExpression: keyCondition,
+          ...(filter === undefined ? {} : { FilterExpression: filter }),
+          ProjectionExpression: PROJECTION,
+          ExpressionAttributeNames: namesIn(keyCondition, PROJECTION, filter ?? ''),
+          ExpressionAttributeValues: {
+            ':status': S(query.status),
+            ...(query.since ? { ':since': S(query.since.toISOString()) } : {}),
+            ...(query.reason === undefined ? {} : { ':reason': S(query.reason) }),
+          },
+          ScanIndexForward: false,
+          Limit: query.limit,
+          ExclusiveStartKey: query.startKey,
+        }),
+      ),
+    );
+    return { records: (page.Items ?? []).map(toQuarantineRecord), last: page.LastEvaluatedKey };
   }
 
   /** The body exactly as SQS delivered it, as bytes. */

@@ -6,7 +6,12 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { DeleteItemCommand, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_RECORDS_COUNTER } from '../../contract/quarantine';
@@ -20,6 +25,7 @@ import {
   QuarantineStatusConflictError,
   QuarantineWriteError,
 } from '../../lambdas/ports/errors';
+import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 import { aQuarantineRecord } from '../support/quarantine-record';
 import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
@@ -206,6 +212,46 @@ describe('records', () => {
     expect(days(all)).toStrictEqual(['2031-01-04', '2031-01-03', '2031-01-02', '2031-01-01']);
     expect(days(recent)).toStrictEqual(['2031-01-04', '2031-01-03', '2031-01-02']);
     expect(days(newest)).toStrictEqual(['2031-01-04', '2031-01-03']);
+  });
+
+  it('given DynamoDB ends each page early (its 1 MB limit), then list walks every page, up to its limit', async () => {
+    // Resolved, from 2032 on: no other test's records.
+    const status = 'resolved' as const;
+    const since = new Date('2032-01-01T00:00:00Z');
+    for (const day of ['2032-01-01', '2032-01-02', '2032-01-03', '2032-01-04', '2032-01-05']) {
+      const record = newRecord({ createdAt: `${day}T00:00:00.000Z` });
+      await writer.putRecord(record);
+      await records.setStatus(record.id, status, { who: 'op', when: new Date(), why: 'test' });
+    }
+    // A client whose every Query returns at most two items, as a page cut at 1 MB would.
+    const { endpoint, region } = pipeline.aws;
+    const cut = new DynamoDBClient({ endpoint, region, credentials: LOCAL_CREDENTIALS });
+    cut.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Limit?: number };
+        if (input.Limit === undefined || input.Limit > 2) input.Limit = 2;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const shortPages = new QuarantineRecords(
+      pipeline.clients.s3,
+      cut,
+      pipeline.names.quarantineBucket,
+      pipeline.names.quarantineTable,
+    );
+
+    const all = await shortPages.list({ status, since });
+    const three = await shortPages.list({ status, since, limit: 3 });
+
+    expect(all.map((record) => record.createdAt.slice(0, 10))).toStrictEqual([
+      '2032-01-05',
+      '2032-01-04',
+      '2032-01-03',
+      '2032-01-02',
+      '2032-01-01',
+    ]);
+    expect(three).toHaveLength(3);
   });
 
   it('tells whether the open records reached a capacity (rule 11a), counting awaiting ones too', async () => {
