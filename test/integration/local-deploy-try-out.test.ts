@@ -7,10 +7,11 @@
  * process and no temporary directory behind.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describeProcess, processesInGroup } from '../support/processes';
 
 const root = join(__dirname, '..', '..');
 
@@ -49,23 +50,9 @@ function pressCtrlC(deploy: Deploy): void {
   process.kill(-(deploy.child.pid as number), 'SIGINT');
 }
 
-/** Processes still alive in the group, read from /proc (Linux); a zombie waiting for its reaper is dead. */
+/** Processes still alive in the group, each as `PID (name)`. */
 function liveInGroup(pgid: number): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((pid) => {
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        return []; // ended meanwhile
-      }
-      // pid (comm) state ppid pgrp ...: comm may hold spaces, so read after its closing parenthesis.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(pgrp) === pgid && state !== 'Z'
-        ? [`${pid} ${stat.slice(0, stat.lastIndexOf(')') + 1)}`]
-        : [];
-    });
+  return processesInGroup(pgid).map(describeProcess);
 }
 
 /** Temporary directories the deploy made; node's and tsx's own caches are not ours. */

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
 import { ensureLocalStack } from '../../tools/localstack/ensure-localstack.mjs';
 import { type EmbeddedLocalStack, startLocalStack } from '../../tools/localstack/localstack';
+import { processesInGroup } from '../support/processes';
 
 let localstack: EmbeddedLocalStack;
 
@@ -27,22 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await localstack?.stop();
 });
-
-/** The process ids of a process group, from /proc. */
-function groupPids(group: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        // Field 5 of stat is the process group; the command name (field 2) may hold spaces.
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === group;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 /** The local addresses of the listening TCP sockets these processes hold (hex, as /proc shows them). */
 function listeningAddresses(pids: readonly number[]): string[] {
@@ -75,7 +60,7 @@ const LOOPBACK = new Set(['0100007F', '00000000000000000000000001000000']);
 
 describe('the embedded LocalStack', () => {
   it('listens on 127.0.0.1 only, however many sockets its processes hold', () => {
-    const addresses = listeningAddresses(groupPids(localstack.pid));
+    const addresses = listeningAddresses(processesInGroup(localstack.pid));
     expect(addresses.length).toBeGreaterThan(0);
     expect(addresses.filter((address) => !LOOPBACK.has(address))).toStrictEqual([]);
   });
@@ -119,7 +104,7 @@ describe('the embedded LocalStack', () => {
   it('stops with every process it started, within its deadline', async () => {
     const { pid, port } = localstack;
     await localstack.stop();
-    expect(groupPids(pid)).toStrictEqual([]);
+    expect(processesInGroup(pid)).toStrictEqual([]);
     const answered = await fetch(`http://127.0.0.1:${port}/_localstack/health`).then(
       () => true,
       () => false,
