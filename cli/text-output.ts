@@ -47,8 +47,9 @@ function objectLines(
 ): string[] {
   const names = Object.keys(object).sort();
   const scalarNames = columns ?? names.filter((name) => isScalar(object[name]));
-  const nested = names.filter((name) => !scalarNames.includes(name) && !isScalar(object[name]));
-  const row = scalarNames.map((name) => scalarText(object[name]));
+  // In a list, a column may hold an object in one element: its cell is empty, the object follows.
+  const nested = names.filter((name) => !isScalar(object[name]));
+  const row = scalarNames.map((name) => (isScalar(object[name]) ? scalarText(object[name]) : ''));
   return [
     ...(row.length > 0
       ? [`${[...(key === undefined ? [] : [key.toUpperCase()]), ...row].join('\t')}\n`]

@@ -27,6 +27,17 @@ describe('textOutput', () => {
     );
   });
 
+  it('given a list whose elements hold a key as a scalar in one and an object in another, then an empty cell and the object below', () => {
+    expect(
+      textOutput({
+        items: [
+          { id: 'a', detail: 'short' },
+          { id: 'b', detail: { code: 7 } },
+        ],
+      }),
+    ).toBe('ITEMS\tshort\ta\nITEMS\t\tb\nDETAIL\t7\n');
+  });
+
   it('given null and booleans, then None, True and False, as the AWS CLI prints them', () => {
     expect(textOutput({ a: null, b: true, c: false })).toBe('None\tTrue\tFalse\n');
   });
