@@ -17,3 +17,13 @@ export function exitQuietlyOnBrokenPipe(
     });
   }
 }
+
+/**
+ * `process.exit(code)` once stdout has taken what was written: an exit straight after a write
+ * would end before the EPIPE of a reader gone meanwhile is seen, and claim success.
+ */
+export function exitOnceWritten(code: number): void {
+  process.stdout.write('', (error) =>
+    process.exit((error as NodeJS.ErrnoException | null)?.code === 'EPIPE' ? BROKEN_PIPE_EXIT : code),
+  );
+}

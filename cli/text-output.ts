@@ -27,6 +27,11 @@ function isScalar(value: Json | undefined): boolean {
   return value === null || typeof value !== 'object';
 }
 
+function isObject(value: Json): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A scalar as printed; an absent key (a column another element has) is an empty cell. */
 function scalarText(value: Json | undefined): string {
   if (value === undefined) return '';
   if (value === null) return 'None';
@@ -36,8 +41,8 @@ function scalarText(value: Json | undefined): string {
 
 function lines(value: Json, key: string | undefined, columns: readonly string[] | undefined): string[] {
   if (Array.isArray(value)) return listLines(value, key);
-  if (isScalar(value)) return [`${scalarText(value)}\n`];
-  return objectLines(value as JsonObject, key, columns);
+  if (isObject(value)) return objectLines(value, key, columns);
+  return [`${scalarText(value)}\n`];
 }
 
 function objectLines(
@@ -59,15 +64,10 @@ function objectLines(
 }
 
 function listLines(list: readonly Json[], key: string | undefined): string[] {
-  if (list.some((element) => element !== null && typeof element === 'object' && !Array.isArray(element))) {
+  const objects = list.filter(isObject);
+  if (objects.length > 0) {
     const columns = [
-      ...new Set(
-        list.flatMap((element) =>
-          element !== null && typeof element === 'object' && !Array.isArray(element)
-            ? Object.keys(element).filter((name) => isScalar((element as JsonObject)[name]))
-            : [],
-        ),
-      ),
+      ...new Set(objects.flatMap((object) => Object.keys(object).filter((name) => isScalar(object[name])))),
     ].sort();
     return list.flatMap((element) => lines(element, key, columns));
   }

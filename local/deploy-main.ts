@@ -20,7 +20,7 @@
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { BROKEN_PIPE_EXIT, exitQuietlyOnBrokenPipe } from '../cli/broken-pipe';
+import { exitOnceWritten, exitQuietlyOnBrokenPipe } from '../cli/broken-pipe';
 import { ENV } from '../contract/env';
 import type { LocalFunction, LocalStack } from '../tools/local-aws/deploy';
 import { ensureVenvOrExit } from '../tools/local-aws/ensure-venv.mjs';
@@ -219,14 +219,7 @@ function forwardConsumerLogs(pipeline: LocalPipeline): () => void {
   };
 }
 
-main(process.argv.slice(2)).then(
-  // Once stdout has taken everything: a reader gone meanwhile ends it as a broken pipe instead.
-  (code) =>
-    process.stdout.write('', (error) =>
-      process.exit((error as NodeJS.ErrnoException | null)?.code === 'EPIPE' ? BROKEN_PIPE_EXIT : code),
-    ),
-  (error: unknown) => {
-    process.stderr.write(`local:deploy failed: ${(error as Error).stack ?? String(error)}\n`);
-    process.exit(1);
-  },
-);
+main(process.argv.slice(2)).then(exitOnceWritten, (error: unknown) => {
+  process.stderr.write(`local:deploy failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
