@@ -25,6 +25,11 @@ export const ENV = {
   attemptLimit: 'PQ_ATTEMPT_LIMIT',
   /** The consumer function's timeout in seconds: an attempt younger than it may still be running. */
   consumerTimeoutSeconds: 'PQ_CONSUMER_TIMEOUT_SECONDS',
+  /**
+   * The event source mapping's batching window in seconds: records that come back further apart
+   * than it arrive in different batches (core/suspects.ts spreads crash suspects so).
+   */
+  batchingWindowSeconds: 'PQ_BATCHING_WINDOW_SECONDS',
   /** Records processed at once inside one execution environment. */
   inProcessConcurrency: 'PQ_IN_PROCESS_CONCURRENCY',
   /** Retries of a transient error before the message is quarantined. */

@@ -20,3 +20,16 @@ export const RECORD_LOG_EVENT = 'record';
 
 /** The message of a RECORD_LOG_EVENT line. */
 export const RECORD_PROCESSED_MESSAGE = 'record processed';
+
+/**
+ * A batch made the records behind its first crash suspect invisible past its deadline, each a
+ * little later (rule 6, lambdas/core/suspects.ts): if the suspect crashes, they come back apart.
+ */
+export const SUSPECTS_STAGGERED_LOG_EVENT = 'suspects-staggered';
+
+/**
+ * The time guard handed records back unrun (lambdas/core/time-guard.ts): WARN, once per
+ * invocation. Each such record costs a receive toward the backstop, so a batch whose work does
+ * not fit the function timeout should be made smaller, or the timeout longer.
+ */
+export const TIME_GUARD_CUT_LOG_EVENT = 'time-guard-cut';

@@ -464,6 +464,7 @@ export class PoisonQuarantine extends Construct {
       ...optional(ENV.outageFailureThreshold, props.outageFailureThreshold),
       ...optional(ENV.outageWindowSeconds, props.outageWindow?.toSeconds()),
       ...optional(ENV.isolationTrialMessages, props.isolationTrialMessages),
+      ...optional(ENV.batchingWindowSeconds, props.maxBatchingWindow?.toSeconds()),
       ...optional(ENV.quarantineShareThreshold, props.quarantineShareThreshold),
       ...optional(ENV.quarantineShareWindow, props.quarantineShareWindow),
       ...optional(ENV.quarantineCapacity, props.quarantineCapacity),

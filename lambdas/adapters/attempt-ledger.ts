@@ -114,12 +114,13 @@ export class AttemptLedger {
   /** Settles a crashed attempt (charging it or not) and starts the next one, in one write. */
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
     const outcome = await this.table.update('restartAfterCrash', input.key, {
-      update: `SET ${BEGIN_ATTEMPT} REMOVE #external, #lastAttemptCrashed ADD #attempts :one, #charged :charge, #crashes :one`,
+      update: `SET ${BEGIN_ATTEMPT} REMOVE #external, #lastAttemptCrashed ADD #attempts :one, #charged :charge, #crashes :alone`,
       condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT} AND ${NOT_QUARANTINING}`,
       values: {
         ...beginValues(input),
         ':previousAttemptId': S(input.previousAttemptId),
         ':charge': N(input.charge),
+        ':alone': N(input.crashedAlone ? 1 : 0),
       },
     });
     return startResult('restartAfterCrash', input.key, outcome);
@@ -253,8 +254,8 @@ export class AttemptLedger {
             RequestItems: {
               [this.tableName]: {
                 Keys: unique.map((key) => ({ pk: S(key) })),
-                ProjectionExpression: '#pk, #state, #attempts, #charged',
-                ExpressionAttributeNames: namesIn('#pk #state #attempts #charged'),
+                ProjectionExpression: '#pk, #state, #attempts, #charged, #lastAttemptCrashed',
+                ExpressionAttributeNames: namesIn('#pk #state #attempts #charged #lastAttemptCrashed'),
               },
             },
           }),
@@ -264,10 +265,12 @@ export class AttemptLedger {
     const glances = new Map<string, LedgerGlance>();
     for (const item of result.Responses?.[this.tableName] ?? []) {
       const read = new ItemReader(item, 'attempts table item');
+      const state = read.string('state') as LedgerState;
       glances.set(read.string('pk'), {
-        state: read.string('state') as LedgerState,
+        state,
         attempts: read.counter('attempts'),
         charged: read.counter('charged'),
+        crashed: state === LEDGER_STATE.inFlight || item.lastAttemptCrashed?.BOOL === true,
       });
     }
     return glances;

@@ -118,11 +118,14 @@ function epochMillis(value: AttributeValue | undefined): number | undefined {
 
 export function toIsolation(item: Item): IsolationTrial {
   const read = new ItemReader(item, 'isolation trial');
-  if (!read.boolean('active')) return NO_TRIAL;
+  const lastPassAt = read.optionalNumber('lastPassAt');
+  const passed = lastPassAt === undefined ? {} : { lastPassAt };
+  if (!read.boolean('active')) return { ...NO_TRIAL, ...passed };
   return {
     active: true,
     remaining: read.number('remaining'),
     startedAt: read.number('startedAt'),
     reason: read.string('reason'),
+    ...passed,
   };
 }

@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import { type DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { BREAKER_ATTRIBUTES as A, BREAKER_STATE, CONSUMER_PARTITIONS as P } from '../../contract/control';
 import type { ProbeResult } from '../core/breaker';
-import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../core/isolation';
+import { type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import type { FailureEvent } from '../core/outage';
+import { countsTowardOutage } from '../core/outage';
 import { defaultPolicy } from '../core/types';
 import type { ControlSnapshot } from '../ports/control';
 import { BOOL, type Item, ItemReader, N, S } from './attribute-values';
@@ -96,9 +97,11 @@ export class ControlState {
    * Failure events at or after `since`, newest first (sort keys start with ISO times, so this
    * is a key condition), one small page at a time until `distinctKeysEnough` distinct keys were
    * read: a verdict they settle needs no older event, and every environment that fails during an
-   * outage reads the window, so a read of the whole window would grow with its square.
+   * outage reads the window, so a read of the whole window would grow with its square. Only keys
+   * of events that count (core/outage.ts `countsTowardOutage`, given the trial's `lastPassAt`)
+   * make a page enough.
    */
-  async failuresSince(since: Date, distinctKeysEnough: number): Promise<FailureEvent[]> {
+  async failuresSince(since: Date, distinctKeysEnough: number, lastPassAt?: number): Promise<FailureEvent[]> {
     const events: FailureEvent[] = [];
     const keys = new Set<string>();
     let startKey: Item | undefined;
@@ -116,8 +119,10 @@ export class ControlState {
       const page = await this.table.guard('failuresSince', () => this.client.send(query));
       for (const item of page.Items ?? []) {
         const read = new ItemReader(item, 'failure event');
-        events.push({ key: read.string('key'), at: read.number('at') });
-        keys.add(read.string('key'));
+        const kind = read.optionalString('kind') === 'crash' ? 'crash' : 'transient';
+        const event = { key: read.string('key'), at: read.number('at'), kind } as const;
+        events.push(event);
+        if (countsTowardOutage(event, lastPassAt)) keys.add(event.key);
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined && keys.size < distinctKeysEnough);
@@ -248,35 +253,38 @@ export class ControlState {
       },
     );
     if (!claimed.ok) return (await this.snapshot()).isolation ?? NO_TRIAL;
-    const trial: ActiveTrial = {
-      active: true,
-      remaining: start.messages,
-      startedAt: start.now.getTime(),
-      reason: start.reason ?? 'unattributable-crash',
-    };
-    await this.table.put('startIsolation', {
-      ...ISOLATION_KEY,
-      active: BOOL(true),
-      remaining: N(trial.remaining),
-      startedAt: N(trial.startedAt),
-      reason: S(trial.reason),
-      cause: S(start.cause),
-    });
-    return trial;
+    // An update, not a put: the trial's last pass (rule 7's crashes, core/outage.ts) outlives a restart.
+    const started = await this.table.set(
+      'startIsolation',
+      ISOLATION_KEY,
+      'SET #active = :true, #remaining = :remaining, #startedAt = :startedAt, #reason = :reason, #cause = :cause',
+      {
+        ':true': BOOL(true),
+        ':remaining': N(start.messages),
+        ':startedAt': N(start.now.getTime()),
+        ':reason': S(start.reason ?? 'unattributable-crash'),
+        ':cause': S(start.cause),
+      },
+    );
+    return toIsolation(started);
   }
 
-  /** One message passed the trial without a crash: count down; the last one ends the trial. */
-  async isolationMessagePassed(): Promise<IsolationTrial> {
-    const values = { ':true': BOOL(true), ':one': N(1) };
+  /**
+   * One message passed the trial without a crash: count down; the last one ends the trial. When
+   * it passed is kept, so that a crash before it no longer counts toward rule 7 (core/outage.ts).
+   */
+  async isolationMessagePassed(now: Date): Promise<IsolationTrial> {
+    const values = { ':true': BOOL(true), ':one': N(1), ':now': N(now.getTime()) };
     const counted = await this.table.update('isolationMessagePassed', ISOLATION_KEY, {
-      update: 'SET #remaining = #remaining - :one',
+      update: 'SET #remaining = #remaining - :one, #lastPassAt = :now',
       condition: HAS_MORE_TO_PASS,
       values,
     });
     if (counted.ok) return toIsolation(counted.item);
-    if (counted.old === undefined || !toIsolation(counted.old).active) return NO_TRIAL;
+    if (counted.old === undefined) return NO_TRIAL;
+    if (!toIsolation(counted.old).active) return toIsolation(counted.old);
     const ended = await this.table.update('isolationMessagePassed', ISOLATION_KEY, {
-      update: 'SET #active = :false, #remaining = :zero',
+      update: 'SET #active = :false, #remaining = :zero, #lastPassAt = :now',
       condition: PASSES_LAST,
       values: { ...values, ':false': BOOL(false), ':zero': N(0) },
     });

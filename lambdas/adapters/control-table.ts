@@ -4,6 +4,7 @@
  * (operator-control-state.ts). Every failure becomes ControlStateUnavailableError naming the table.
  */
 import {
+  type AttributeValue,
   BatchGetItemCommand,
   type DynamoDBClient,
   PutItemCommand,
@@ -78,6 +79,31 @@ export class ControlTable {
 
   update(operation: string, key: Item, parts: Omit<ConditionalUpdate, 'tableName' | 'key'>) {
     return this.guard(operation, () => updateIf(this.client, { tableName: this.tableName, key, ...parts }));
+  }
+
+  /**
+   * An UpdateItem without a condition: it sets what it names and keeps the item's other
+   * attributes; returns the item as it is now.
+   */
+  async set(
+    operation: string,
+    key: Item,
+    update: string,
+    values: Record<string, AttributeValue>,
+  ): Promise<Item> {
+    const result = await this.guard(operation, () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: update,
+          ExpressionAttributeNames: namesIn(update),
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return result.Attributes ?? {};
   }
 
   async put(operation: string, item: Item): Promise<void> {

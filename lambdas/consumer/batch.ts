@@ -5,7 +5,12 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BREAKER_STATE } from '../../contract/control';
-import { RECORD_LOG_EVENT, RECORD_PROCESSED_MESSAGE } from '../../contract/log-events';
+import {
+  RECORD_LOG_EVENT,
+  RECORD_PROCESSED_MESSAGE,
+  SUSPECTS_STAGGERED_LOG_EVENT,
+  TIME_GUARD_CUT_LOG_EVENT,
+} from '../../contract/log-events';
 import {
   type BreakerRecord,
   type HalfOpenBreaker,
@@ -18,8 +23,8 @@ import {
 } from '../core/breaker';
 import { effectiveConcurrency, type IsolationTrial, NO_TRIAL } from '../core/isolation';
 import { besideAnotherLastReceiveEvidence, receiveCountOf } from '../core/receive-limit';
-import { suspectOrder } from '../core/suspects';
-import { leavesTimeFor } from '../core/time-guard';
+import { type LedgerGlance, planSuspects, type SuspectPlan, suspectOrder } from '../core/suspects';
+import { leavesTimeFor, timeMarginMs } from '../core/time-guard';
 import { keyOfRecord } from './begin-attempt';
 import type { ControlCache } from './control-cache';
 import { countOutcome } from './counting';
@@ -43,9 +48,12 @@ export interface BatchState {
   longestRecordMs: number;
   /** When this environment last checked that an open breaker's pause runs (epoch ms). */
   pauseCheckedAt: number;
+  /** When a record last completed in this environment (epoch ms): a crash before it was no outage (rule 7). */
+  lastCompletedAt?: number;
 }
 
-type Run = (record: SQSRecord) => Promise<RecordOutcome>;
+/** Runs one record; `leaveRoom`: only if the invocation keeps time for one more after it. */
+type Run = (record: SQSRecord, leaveRoom?: boolean) => Promise<RecordOutcome>;
 
 const NOT_STARTED: RecordOutcome = { kind: 'returned', why: 'not started' };
 /** Outcomes after which the message leaves the queue. */
@@ -61,6 +69,7 @@ export async function handleBatch(
 ): Promise<SQSBatchResponse> {
   const { breaker, isolation } = await state.cache.get();
   if (breaker?.state === 'unreadable') return holdWhileUnreadable(deps, state, breaker, event.Records);
+  state.shares.sawBreaker(breaker);
   const { held, records } = await holdWhilePaused(deps, state, breaker, event.Records);
   if (records.length === 0) return respond(held);
   const batch = openBatch(deps, state, breaker, isolation);
@@ -117,6 +126,7 @@ function openBatch(
   const session: RecordSession = {
     shares: state.shares,
     unrecorded: state.unrecorded,
+    lastCompletedAt: () => state.lastCompletedAt,
     probing: probesTheWindow(breaker),
     halfOpen: breaker?.state === BREAKER_STATE.halfOpen,
     isolationActive: () => isolationActive,
@@ -146,10 +156,10 @@ async function runRecords(
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<Map<string, RecordOutcome>> {
   const outcomes = new Map<string, RecordOutcome>();
-  const run = recordRunner(deps, state, batch, records, context, outcomes);
   const setAside = await setAsideBesideLastReceive(deps, batch.session, records);
   for (const [record, outcome] of setAside) outcomes.set(record.messageId, outcome);
   if (deps.config.fifo) {
+    const run = recordRunner(deps, state, batch, records, context, outcomes);
     // Every record in SQS order: one set aside already has its outcome, and if it stays in the
     // queue it holds the rest of its group like any other.
     await runFifo(
@@ -163,17 +173,31 @@ async function runRecords(
   // A record on its last receive goes first, alone: a crash of another record would hand it
   // back, and SQS would move it to the backstop, past any evidence.
   const last = suspects.filter((record) => onLastReceive(deps, record));
+  // Records whose latest attempt crashed go one at a time, after the rest, so the next crash
+  // points at one message (rule 6) and cannot take other work down (rule 10), the least suspect
+  // first, so a poison message cannot starve the rest of its batch; and before anything here
+  // can crash, those behind the first are staggered, so that a crash sends them back apart
+  // (core/suspects.ts planSuspects).
+  const plan = await planRedelivered(
+    deps,
+    suspects.filter((record) => !last.includes(record)),
+  );
+  await stagger(deps, plan.stagger);
+  const staggered = new Set(plan.stagger.map(({ record }) => record));
+  const run = recordRunner(deps, state, batch, records, context, outcomes, staggered);
   await runPool(last, () => 1, run);
-  await runPool(fresh, batch.concurrency, run);
-  // Records SQS delivered before (a crash may have returned them) go one at a time, so the
-  // next crash points at one message (rule 6) and cannot take fresh work down (rule 10),
-  // the least suspect first, so a poison message cannot starve the rest of its batch.
-  const rest = suspects.filter((record) => !last.includes(record));
-  await runPool(await orderSuspects(deps, rest), () => 1, run);
+  // The pool leaves room for the first record that runs alone: cut there by the time guard on
+  // every delivery, behind a steady flow of fresh work, it would never start at all.
+  const roomForOne = plan.alone.length > 0;
+  await runPool([...plan.pool, ...fresh], batch.concurrency, (record) => run(record, roomForOne));
+  await runPool(plan.alone, () => 1, run);
   return outcomes;
 }
 
-/** One record's run within the batch: the time guard, the record's life, its log and metrics. */
+/**
+ * One record's run within the batch: the time guard, the record's life, its log and metrics.
+ * `staggered` records keep the visibility they were given when the time guard cuts them.
+ */
 function recordRunner(
   deps: ConsumerDeps,
   state: BatchState,
@@ -181,19 +205,25 @@ function recordRunner(
   records: readonly SQSRecord[],
   context: Pick<Context, 'getRemainingTimeInMillis'>,
   outcomes: Map<string, RecordOutcome>,
+  staggered: ReadonlySet<SQSRecord> = new Set(),
 ): Run {
   const { session } = batch;
   const timeoutSeconds = deps.config.policy.attemptTimeoutSeconds;
   let started = 0;
+  let cut = 0;
   // A batch holding redelivered records may crash again, which would hand back everything in
   // it, finished or not: there, each finished record is acknowledged at once, so work done is
   // never received again and again until the backstop takes it.
   const crashProne = !deps.config.fifo && splitSuspects(records).suspects.length > 0;
-  return async (record) => {
-    const remaining = context.getRemainingTimeInMillis();
-    if (!leavesTimeFor(remaining, state.longestRecordMs, timeoutSeconds, started === 0)) {
-      // Not enough time to finish it: back to the queue at once, uncharged, for the next invocation.
-      await returnAfter(deps, record, 0);
+  return async (record, leaveRoom = false) => {
+    // Room for one more record after this one: its time comes off what this one may use.
+    const room = leaveRoom ? state.longestRecordMs + timeMarginMs(timeoutSeconds) : 0;
+    const remaining = context.getRemainingTimeInMillis() - room;
+    if (!leavesTimeFor(remaining, state.longestRecordMs, timeoutSeconds, started === 0 && !leaveRoom)) {
+      // Not enough time to finish it: back to the queue at once, uncharged, for the next
+      // invocation; a staggered one when it was staggered to, apart from the others.
+      if (!staggered.has(record)) await returnAfter(deps, record, 0);
+      if (cut++ === 0) warnOfTheCut(deps, records.length, state.longestRecordMs);
       outcomes.set(record.messageId, { kind: 'returned', why: 'time-guard' });
       return { kind: 'returned', why: 'time-guard' };
     }
@@ -204,11 +234,12 @@ function recordRunner(
         processRecord(deps, session, record, () => context.getRemainingTimeInMillis()),
       );
       if (session.isolationActive() && PASSED_WITHOUT_CRASH.has(outcome.kind)) {
-        await deps.control.isolationMessagePassed();
+        await deps.control.isolationMessagePassed(deps.now());
       }
       return outcome;
     });
     state.longestRecordMs = Math.max(state.longestRecordMs, deps.now().getTime() - startedAt);
+    if (result.kind === 'completed') state.lastCompletedAt = deps.now().getTime();
     outcomes.set(record.messageId, result);
     if (crashProne && FINISHED.has(result.kind)) await acknowledgeNow(deps, record);
     // A healthy message's line is DEBUG (issue 24): at the default level it writes only its
@@ -223,6 +254,27 @@ function recordRunner(
     countOutcome(deps.metrics, result);
     return result;
   };
+}
+
+/** Once per invocation: records went back unrun, each a receive spent toward the backstop. */
+function warnOfTheCut(deps: ConsumerDeps, batchSize: number, longestRecordMs: number): void {
+  deps.logger.warn('records handed back unrun: no time left in the invocation for them', {
+    event: TIME_GUARD_CUT_LOG_EVENT,
+    batchSize,
+    longestRecordMs,
+    timeoutSeconds: deps.config.policy.attemptTimeoutSeconds,
+    hint: 'each costs a receive toward the backstop: a smaller batch or a longer timeout fits the batch',
+  });
+}
+
+/** Records behind a crash suspect: invisible as long as a crash would keep them, each a little longer. */
+async function stagger(deps: ConsumerDeps, staggered: SuspectPlan<SQSRecord>['stagger']): Promise<void> {
+  if (staggered.length === 0) return;
+  await Promise.all(staggered.map(({ record, seconds }) => returnAfter(deps, record, seconds)));
+  deps.logger.info('records behind a crash suspect staggered', {
+    event: SUSPECTS_STAGGERED_LOG_EVENT,
+    messages: staggered.map(({ record, seconds }) => ({ messageId: record.messageId, seconds })),
+  });
 }
 
 /**
@@ -324,27 +376,58 @@ async function acknowledgeNow(deps: ConsumerDeps, record: SQSRecord): Promise<vo
   });
 }
 
-/** One eventually consistent read for the batch's redelivered records, only when there are two or more. */
+/** Redelivered records in suspect order (one at a time, least suspect first). */
 async function orderSuspects(
   deps: ConsumerDeps,
   suspects: readonly SQSRecord[],
 ): Promise<readonly SQSRecord[]> {
-  if (suspects.length < 2) return suspects;
-  const keyOf = (record: SQSRecord) => keyOfRecord(record, deps.config.messageKeyPath).key;
+  const glances = await glanceAt(deps, suspects);
+  return glances === undefined ? suspects : suspectOrder(suspects, keyOfIn(deps), glances);
+}
+
+/** Which redelivered records run with the fresh ones, which alone, and which are staggered. */
+async function planRedelivered(
+  deps: ConsumerDeps,
+  suspects: readonly SQSRecord[],
+): Promise<SuspectPlan<SQSRecord>> {
+  const glances = await glanceAt(deps, suspects);
+  // Unread (one record, or the ledger unavailable): each may have crashed, so each runs alone.
+  return glances === undefined
+    ? { pool: [], alone: suspects, stagger: [] }
+    : planSuspects(suspects, { keyOf: keyOfIn(deps), receivesOf }, glances, deps.config.policy);
+}
+
+/**
+ * One eventually consistent read for the batch's redelivered records, only when there are two
+ * or more (one runs whatever the ledger says); undefined when the ledger could not be read.
+ */
+async function glanceAt(
+  deps: ConsumerDeps,
+  suspects: readonly SQSRecord[],
+): Promise<ReadonlyMap<string, LedgerGlance> | undefined> {
+  if (suspects.length < 2) return undefined;
   try {
-    return suspectOrder(suspects, keyOf, await deps.ledger.glance(suspects.map(keyOf)));
+    return await deps.ledger.glance(suspects.map(keyOfIn(deps)));
   } catch (error) {
     // Only the order is lost: each record still goes through its own start write.
     deps.logger.warn('redelivered records run in SQS order: the ledger could not be read', {
       event: 'suspect-order-unread',
       error: error as Error,
     });
-    return suspects;
+    return undefined;
   }
 }
 
+function keyOfIn(deps: ConsumerDeps): (record: SQSRecord) => string {
+  return (record) => keyOfRecord(record, deps.config.messageKeyPath).key;
+}
+
+function receivesOf(record: SQSRecord): number {
+  return receiveCountOf(record.attributes);
+}
+
 function splitSuspects(records: readonly SQSRecord[]) {
-  const delivered = (record: SQSRecord) => receiveCountOf(record.attributes) > 1;
+  const delivered = (record: SQSRecord) => receivesOf(record) > 1;
   return { fresh: records.filter((record) => !delivered(record)), suspects: records.filter(delivered) };
 }
 

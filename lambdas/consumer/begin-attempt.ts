@@ -134,9 +134,9 @@ async function carryOut(
       if (decision.kind === 'quarantine') {
         return quarantined(deps, session, record, previous, decision.reason, decision.charge);
       }
-      // Rule 6: an unattributable crash starts a trial; a crash during one starts the count again,
-      // once per crash however many of its messages come back.
-      if (decision.startIsolation || (session.isolationActive() && decision.crash === 'attributable')) {
+      // Rule 6: a crash starts a trial, or starts its count again, once per crash however many of
+      // its messages come back.
+      if (decision.startIsolation) {
         await deps.control.startIsolation({
           now,
           messages: deps.config.policy.isolationTrialMessages,
@@ -149,6 +149,7 @@ async function carryOut(
         ...attempt,
         previousAttemptId: previous.attemptId,
         charge: decision.charge,
+        crashedAlone: decision.crash === 'attributable',
       });
       // Another delivery of the same key settled it first: let that one work.
       return restarted.started ? restarted.item : { kind: 'returned', why: 'attempt-race' };

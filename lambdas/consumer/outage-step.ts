@@ -37,7 +37,7 @@ export interface JudgedFailure {
 /** Reports a failure event; this session stops starting records when it paused consumption. */
 export async function reportOutage(
   deps: ConsumerDeps,
-  session: Pick<RecordSession, 'unrecorded' | 'controlNow' | 'pause'>,
+  session: Pick<RecordSession, 'unrecorded' | 'controlNow' | 'lastCompletedAt' | 'pause'>,
   event: FailureEvent,
 ): Promise<boolean> {
   const paused = await reportFailureEvent(deps, session, event);

@@ -17,16 +17,22 @@ import type { UnrecordedFailures } from './unrecorded-failures';
  * paused. A breaker another environment opened since this batch read it is not written to
  * again, nor is the event: it would change nothing the table says, and at 1,000 environments
  * those writes fill a partition (docs/scale.md). The verdict is the same either way: the event
- * in hand counts as if read back.
+ * in hand counts as if read back. A failed fresh read says nothing: the event is then written and
+ * the breaker tripped as if closed, the conditional write deciding as ever. The same read gives
+ * the isolation trial's last pass, before which a crash no longer counts (core/outage.ts), as
+ * it does before a completion this environment saw itself.
  */
 export async function reportFailureEvent(
   deps: ConsumerDeps,
-  session: Pick<RecordSession, 'unrecorded' | 'controlNow'>,
+  session: Pick<RecordSession, 'unrecorded' | 'controlNow' | 'lastCompletedAt'>,
   event: { readonly key: string; readonly kind: 'transient' | 'crash' },
 ): Promise<boolean> {
   const now = deps.now();
-  if (await foundOpen(session)) {
-    return (await judgeWindow(deps, session.unrecorded, now, [{ key: event.key, at: now.getTime() }])).trip;
+  const inHand: FailureEvent = { key: event.key, at: now.getTime(), kind: event.kind };
+  const snapshot = await session.controlNow().catch(() => undefined);
+  const lastPassAt = latest(snapshot?.isolation?.lastPassAt, session.lastCompletedAt());
+  if (snapshot?.breaker?.state === BREAKER_STATE.open) {
+    return (await judgeWindow(deps, session.unrecorded, now, [inHand], lastPassAt)).trip;
   }
   try {
     await deps.control.recordFailureEvent({
@@ -38,10 +44,10 @@ export async function reportFailureEvent(
     });
   } catch (error) {
     // Still evidence: the next event this environment judges counts it. The record goes back.
-    session.unrecorded.remember({ key: event.key, at: now.getTime() });
+    session.unrecorded.remember(inHand);
     throw error;
   }
-  const verdict = await judgeWindow(deps, session.unrecorded, now, []);
+  const verdict = await judgeWindow(deps, session.unrecorded, now, [], lastPassAt);
   if (!verdict.trip) return false;
   deps.logger.warn('outage suspected: pausing consumption', {
     event: 'outage-detected',
@@ -52,32 +58,37 @@ export async function reportFailureEvent(
 }
 
 /**
- * Whether a fresh read shows the breaker open. A failed read says nothing: the event is then
- * written and the breaker tripped as if closed, the conditional write deciding as ever.
+ * Rule 7's verdict over the window as recorded, this environment's unrecorded events and `inHand`;
+ * a crash before the trial's last pass no longer counts (core/outage.ts).
  */
-async function foundOpen(session: Pick<RecordSession, 'controlNow'>): Promise<boolean> {
-  const snapshot = await session.controlNow().catch(() => undefined);
-  return snapshot?.breaker?.state === BREAKER_STATE.open;
-}
-
-/** Rule 7's verdict over the window as recorded, this environment's unrecorded events and `inHand`. */
 async function judgeWindow(
   deps: ConsumerDeps,
   unrecorded: UnrecordedFailures,
   now: Date,
   inHand: readonly FailureEvent[],
+  lastPassAt: number | undefined,
 ) {
   const { policy } = deps.config;
   const since = now.getTime() - policy.outageWindowSeconds * 1000;
-  const recorded = await deps.control.failuresSince(new Date(since), policy.outageFailureThreshold);
-  return evaluateOutage([...recorded, ...unrecorded.since(since), ...inHand], now.getTime(), policy);
+  const recorded = await deps.control.failuresSince(
+    new Date(since),
+    policy.outageFailureThreshold,
+    lastPassAt,
+  );
+  const events = [...recorded, ...unrecorded.since(since), ...inHand];
+  return evaluateOutage(events, now.getTime(), policy, lastPassAt);
 }
 
-/** Trips the breaker and, if this call won, starts the pause execution. */
-export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason): Promise<void> {
+/** The later of two optional times. */
+function latest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
+
+/** Trips the breaker and, if this call won, starts the pause execution; returns the breaker's epoch. */
+export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason): Promise<number> {
   const stop = pauseWaitsForOperator(reason);
   const tripped = await deps.control.tripBreaker({ reason, now: deps.now(), stop });
-  if (!tripped.tripped) return;
+  if (!tripped.tripped) return tripped.epoch;
   deps.logger.warn('consumption paused', { event: 'paused', reason, stop, epoch: tripped.epoch });
   try {
     await keepPauseAlive(deps, { epoch: tripped.epoch, reason, stop });
@@ -91,6 +102,7 @@ export async function pauseConsumption(deps: ConsumerDeps, reason: PauseReason):
       error: error as Error,
     });
   }
+  return tripped.epoch;
 }
 
 /**

@@ -46,7 +46,7 @@ export async function returnedOnError(
  */
 export async function reportOwnTablesDown(
   deps: ConsumerDeps,
-  session: Pick<RecordSession, 'halfOpen' | 'pause' | 'unrecorded' | 'controlNow'>,
+  session: Pick<RecordSession, 'halfOpen' | 'pause' | 'unrecorded' | 'controlNow' | 'lastCompletedAt'>,
   key: string,
   error: unknown,
 ): Promise<void> {

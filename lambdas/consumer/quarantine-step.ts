@@ -61,7 +61,7 @@ export async function quarantineMessage(
     deps.logger.error('quarantine share above threshold: pausing instead of quarantining', {
       event: 'quarantine-share-exceeded',
     });
-    await pauseConsumption(deps, 'quarantine-share');
+    shares.stoppedIn(await pauseConsumption(deps, 'quarantine-share'));
     return { kind: 'stopped', why: 'quarantine-share' };
   }
   const id = request.id ?? quarantineId(item.key, item.generation, item.attempts);

@@ -18,6 +18,8 @@ export interface RecordSession {
   readonly shares: ShareWindow;
   /** Failure events this environment could not record: still its evidence of an outage. */
   readonly unrecorded: UnrecordedFailures;
+  /** When a record last completed in this environment: its evidence against an outage (rule 7). */
+  readonly lastCompletedAt: () => number | undefined;
   /** The breaker is half-open: this batch is the probe; its outcomes are reported. */
   readonly probing: boolean;
   /** The breaker is half-open, probing or not: a record our own tables fail is reported. */

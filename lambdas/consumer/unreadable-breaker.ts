@@ -49,6 +49,8 @@ function stoppedSession(deps: ConsumerDeps, { shares, unrecorded }: EnvironmentM
   return {
     shares,
     unrecorded,
+    // Nothing completes here; a stop reports no failure event anyway.
+    lastCompletedAt: () => undefined,
     controlNow: () => deps.control.snapshot(),
     probing: false,
     halfOpen: false,

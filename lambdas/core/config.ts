@@ -82,6 +82,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
     policy: {
       attemptLimit: read.integer(ENV.attemptLimit, DEFAULTS.attemptLimit, 1),
       attemptTimeoutSeconds: read.integer(ENV.consumerTimeoutSeconds, DEFAULTS.consumerTimeoutSeconds, 1),
+      batchingWindowSeconds: read.integer(ENV.batchingWindowSeconds, 0, 0),
       transientRetries: read.integer(ENV.transientRetries, DEFAULTS.transientRetries, 0),
       backoffBaseSeconds: read.integer(ENV.backoffBaseSeconds, DEFAULTS.backoffBaseSeconds, 1),
       maxBackoffSeconds: SQS_MAX_VISIBILITY_SECONDS,

@@ -69,7 +69,10 @@ export type DeliveryDecision =
       readonly crash: CrashAttribution | 'none';
       readonly failureEvent?: string;
     }
-  /** Settle the crashed attempt (charge it or not) and start a new one, conditioned on the old attemptId. */
+  /**
+   * Settle the crashed attempt (charge it or not) and start a new one, conditioned on the old
+   * attemptId; after a crash, `startIsolation` (rule 6).
+   */
   | {
       readonly kind: 'proceed';
       readonly charge: number;
@@ -198,31 +201,30 @@ function decideAfterCrash(
   // Without an environment id nobody can count; charging is the choice that cannot loop forever.
   const attribution: CrashAttribution = (crash?.inFlight ?? 1) > 1 ? 'unattributable' : 'attributable';
   const charge = attribution === 'attributable' ? 1 : 0;
-  const event = repeatedAlone(previous, attribution)
-    ? {}
-    : { failureEvent: failureEventForCrash(attribution, previous.envId, previous.key) };
+  const event = crashEventOf(previous, attribution);
   if (previous.charged + charge >= policy.attemptLimit) {
     return { kind: 'quarantine', reason: 'crash-limit', charge, crash: attribution, ...event };
   }
-  return {
-    kind: 'proceed',
-    charge,
-    crash: attribution,
-    startIsolation: attribution === 'unattributable',
-    ...event,
-  };
+  return { kind: 'proceed', charge, crash: attribution, startIsolation: true, ...event };
 }
 
 /**
- * A message that crashed before (charged or not) and now crashed alone is the cause (rule 5),
- * not a shared dependency (rule 7): its crash is no failure event. Otherwise a few poison
- * messages whose crashes are found in the same minute (they come back together, a visibility
- * timeout after the crash they shared) look like an outage on every delivery, each such crash
- * is settled uncharged, and they cycle to their last receive instead of their attempt limit.
- * A first crash still counts toward rule 7: a dependency that kills workers kills several.
+ * How a crash feeds rule 7. A crash several messages shared is no failure event: it blames
+ * nobody yet, and the isolation trial it starts will run each of them alone, so the next crash
+ * points at one message. A message's first crash alone is an event, keyed by the message: a
+ * dependency that kills workers kills every message that runs, alone or not, and three of them
+ * crashing alone in a minute pause consumption. Its later crashes alone are not: it is the
+ * cause (rule 5), and counting it again would let a few poison messages trip the breaker on
+ * every delivery, each crash settled uncharged, until they cycle to their last receive. And a
+ * crash after which a message passed the trial stops counting at all (core/outage.ts): workers
+ * that finish other messages are not down.
  */
-function repeatedAlone(previous: LedgerItem, attribution: CrashAttribution): boolean {
-  return attribution === 'attributable' && (previous.crashes ?? 0) > 0;
+function crashEventOf(
+  previous: LedgerItem,
+  attribution: CrashAttribution,
+): { readonly failureEvent?: string } {
+  if (attribution === 'unattributable' || (previous.crashes ?? 0) > 0) return {};
+  return { failureEvent: failureEventForMessage(previous.key) };
 }
 
 /**
@@ -247,22 +249,6 @@ function isOtherMessage(previous: LedgerItem, delivered: Delivered): boolean {
     previous.bodyDigest !== undefined &&
     previous.bodyDigest !== delivered.bodyDigest
   );
-}
-
-/**
- * Rule 7 event key of a crash. One worker crash is one event however many messages it had in
- * flight, so an unattributable crash is keyed by its environment (every message that discovers
- * it reports the same key). An attributable crash is that message's failure, keyed by the
- * message: a poison message crashing three fresh environments is one key, not an outage.
- */
-export function failureEventForCrash(
-  attribution: CrashAttribution,
-  envId: string | undefined,
-  messageKey: string,
-): string {
-  return attribution === 'unattributable' && envId !== undefined
-    ? `env:${envId}`
-    : failureEventForMessage(messageKey);
 }
 
 /** Rule 7 event key of a caught error: repeated failures of one message are one key. */

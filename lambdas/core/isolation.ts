@@ -8,6 +8,8 @@ import type { Policy } from './types';
 export interface IdleTrial {
   readonly active: false;
   readonly remaining: 0;
+  /** Epoch ms at which the latest message passed a trial, if one ever did (rule 7's crashes). */
+  readonly lastPassAt?: number;
 }
 
 export interface ActiveTrial {
@@ -17,6 +19,8 @@ export interface ActiveTrial {
   /** Epoch milliseconds when the trial (re)started. */
   readonly startedAt: number;
   readonly reason: string;
+  /** Epoch ms at which the latest message passed a trial, this one or an earlier one. */
+  readonly lastPassAt?: number;
 }
 
 export type IsolationTrial = IdleTrial | ActiveTrial;

@@ -68,8 +68,10 @@ export interface LedgerItem {
    */
   readonly lastAttemptCrashed?: boolean;
   /**
-   * Crashes of this generation, charged or not (absent: none): a message that crashed before and
-   * now crashed alone is the crash's cause (rule 5), whatever else fails in the same minute.
+   * Crashes of this generation that had this message alone in flight, charged or settled
+   * uncharged by an outage (absent: none); a crash shared with others is not counted. A message
+   * that crashed alone before and crashes alone again is the crash's cause (rule 5), whatever
+   * else fails in the same minute: its crash is no rule 7 event.
    */
   readonly crashes?: number;
   /**
@@ -114,6 +116,8 @@ export interface Policy {
    * that finds it in flight is a duplicate delivery, not proof of a crash.
    */
   readonly attemptTimeoutSeconds: number;
+  /** The mapping's batching window: crash suspects handed back further apart arrive apart (rule 6). */
+  readonly batchingWindowSeconds: number;
   /** Rule 9. */
   readonly transientRetries: number;
   readonly backoffBaseSeconds: number;
@@ -140,6 +144,7 @@ export function defaultPolicy(): Policy {
   return {
     attemptLimit: DEFAULTS.attemptLimit,
     attemptTimeoutSeconds: DEFAULTS.consumerTimeoutSeconds,
+    batchingWindowSeconds: 0,
     transientRetries: DEFAULTS.transientRetries,
     backoffBaseSeconds: DEFAULTS.backoffBaseSeconds,
     maxBackoffSeconds: SQS_MAX_VISIBILITY_SECONDS,

@@ -62,7 +62,7 @@ export interface ControlPort {
    * The failure window's events at or after `since`, newest first: at least until
    * `distinctKeysEnough` distinct keys are among them, or all of them (the verdict needs no more).
    */
-  failuresSince(since: Date, distinctKeysEnough: number): Promise<FailureEvent[]>;
+  failuresSince(since: Date, distinctKeysEnough: number, lastPassAt?: number): Promise<FailureEvent[]>;
   crashInFlight(envId: string, countIfFirst: () => Promise<number>, expiresAt: number): Promise<number>;
   /** The work of `attemptId` succeeded but its completion write was lost (kept for a redelivery). */
   recordLostCompletion(lost: {
@@ -87,7 +87,8 @@ export interface ControlPort {
     readonly expiresAt: number;
     readonly reason?: string;
   }): Promise<IsolationTrial>;
-  isolationMessagePassed(): Promise<IsolationTrial>;
+  /** One message passed the trial at `now` (kept as its last pass); the last one ends it. */
+  isolationMessagePassed(now: Date): Promise<IsolationTrial>;
 }
 
 /** The quarantine's write side: content to S3, records to the quarantine table, create-only. */

@@ -49,6 +49,8 @@ export interface RestartInput extends StartInput {
   readonly previousAttemptId: string;
   /** Rule 5: 1 when the crash is attributable to this message, 0 when not (rule 6). */
   readonly charge: number;
+  /** The crash had this message alone in flight (rule 5): it counts in `crashes`, a shared one not. */
+  readonly crashedAlone: boolean;
 }
 
 /** How an attempt ended that leaves the item `ready` for another. */

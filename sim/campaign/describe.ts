@@ -52,7 +52,10 @@ function describeEvent(event: CampaignEvent): string {
     case 'poll':
       return `poll env${event.env}`;
     case 'poll-pair':
-      return `poll env${event.envs[0]}+env${event.envs[1]}`;
+    case 'poll-many':
+      return `poll ${event.envs.map((env) => `env${env}`).join('+')}`;
+    case 'pollers':
+      return `${event.envs} pollers for ${event.seconds}s`;
     case 'advance':
       return `+${event.seconds}s`;
     case 'expire':

@@ -6,11 +6,13 @@
  * two declared calls in one attempt, faults on the writes around an external call, concurrent
  * crashes, long outages polled through. Each schedule scales those weights by its own swarm
  * (swarm.ts): trouble of each kind, from none to dominant. Each also draws the seed of the order
- * in which the world resumes ready awaits (`scheduler`).
+ * in which the world resumes ready awaits (`scheduler`). About one in twelve is a scale schedule
+ * instead (scale.ts): hundreds of messages, several of them poison, several environments.
  */
 import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../faults/fault-points';
 import type { Step } from '../world/scripted-processor';
 import { Draw, mulberry32 } from './prng';
+import { scaleSchedule } from './scale';
 import type { CampaignConfig, CampaignEvent, Decision, MessageSpec, Schedule } from './schedule';
 import { Swarm } from './swarm';
 
@@ -21,9 +23,16 @@ const KEYED_CALLS = ['book', 'ship'];
 const TEXTS = ['café ✓', 'naïve 🚀', 'tab\there', 'crlf\r\n', '  padded  ', '"quoted" \\ slash', 'plain'];
 const DECISIONS: readonly Decision[] = ['done', 'not-done', 'discard'];
 
+/** About one schedule in this many is a scale schedule (scale.ts). */
+const SCALE_ONE_IN = 12;
+/** The scale choice has a generator of its own: every other schedule keeps the draws it had. */
+const SCALE_SALT = 0x5ca1e;
+
 export function generateSchedule(seed: number): Schedule {
   const draw = new Draw(mulberry32(seed));
   const scheduler = draw.int(0, 0xffff_ffff);
+  const scale = new Draw(mulberry32(seed ^ SCALE_SALT));
+  if (scale.int(1, SCALE_ONE_IN) === 1) return scaleSchedule(scale, seed, scheduler);
   const swarm = new Swarm(draw);
   const outageOnly = draw.chance(0.3);
   const config = drawConfig(draw);
@@ -162,7 +171,9 @@ function chaosEvents(draw: Draw, swarm: Swarm, config: CampaignConfig, messages:
   return Array.from({ length: draw.int(4, 30) }, () => chaosEvent(draw, swarm, config, messages));
 }
 
-type ChaosKind = Exclude<CampaignEvent['do'], 'table-outage' | 'outside-outage'> | 'outage';
+type ChaosKind =
+  | Exclude<CampaignEvent['do'], 'table-outage' | 'outside-outage' | 'poll-many' | 'pollers'>
+  | 'outage';
 
 function chaosEvent(draw: Draw, swarm: Swarm, config: CampaignConfig, messages: number): CampaignEvent {
   const slot = () => draw.int(0, 2);

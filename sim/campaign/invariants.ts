@@ -14,6 +14,7 @@ import {
 } from './oracle-invariants';
 import { backstopFromOwnFailures, chargedOrQuarantinedForOutage } from './outage-invariants';
 import type { Observation } from './run-schedule';
+import { poisonsToldApart, settlesWithinBound } from './scale-invariants';
 import { deployedLimits } from './schedule';
 import { keyGeneration } from './trace';
 
@@ -48,6 +49,10 @@ export const INVARIANTS = [
   'oracle-quarantine-reason-by-the-rules',
   /** Oracle: a key whose every attempt crashed alone ends `crash-limit` within its limit (or `receive-limit`). */
   'oracle-crash-alone-ends-at-the-limit',
+  /** Scale (rules 5, 6): poisons never crash together twice, each ends crash-limit (or receive-limit), the rest completes uncharged. */
+  'scale-poisons-told-apart',
+  /** Scale: the queue settles within its bound (docs/behaviour.md), and rule 7 pauses at most once per threshold of poisons. */
+  'scale-settles-within-its-bound',
 ] as const;
 
 export type InvariantName = (typeof INVARIANTS)[number];
@@ -75,6 +80,8 @@ const CHECKS: Record<InvariantName, Check> = {
   'oracle-charges-match-the-rules': chargesMatchTheRules,
   'oracle-quarantine-reason-by-the-rules': quarantineReasonByTheRules,
   'oracle-crash-alone-ends-at-the-limit': crashAloneEndsAtTheLimit,
+  'scale-poisons-told-apart': poisonsToldApart,
+  'scale-settles-within-its-bound': settlesWithinBound,
 };
 
 export function checkInvariants(observation: Observation): Verdict[] {

@@ -35,6 +35,8 @@ import type { Trace } from './trace';
 const OUTAGE_ONLY_EVENTS: ReadonlySet<CampaignEvent['do']> = new Set([
   'poll',
   'poll-pair',
+  'poll-many',
+  'pollers',
   'advance',
   'expire',
   'duplicate',

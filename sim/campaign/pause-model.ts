@@ -62,6 +62,13 @@ export class PauseModel {
     for (const run of [...this.running.values()]) this.advance(run);
   }
 
+  /** The mapping moves to `state`; the trace keeps when (a scale schedule's bound leaves pauses out). */
+  private setMapping(state: MappingState): void {
+    if (state === this.mapping) return;
+    this.mapping = state;
+    this.trace.mapping.push({ at: this.world.clock.now(), enabled: state === 'enabled' });
+  }
+
   /** Whether the event source mapping polls at all; a disabled one receives nothing. */
   mappingEnabled(): boolean {
     return this.mapping !== 'disabled';
@@ -219,7 +226,7 @@ export class PauseModel {
       probeFailures: 0,
       ...(operatorAction === undefined ? {} : { operatorAction }),
     };
-    this.mapping = 'disabled';
+    this.setMapping('disabled');
     run.phase = run.stop ? 'awaiting-operator' : 'cooling';
     run.until = at + run.cooldown * 1000;
   }
@@ -272,7 +279,7 @@ export class PauseModel {
       probeOwnFailures: 0,
       ...(operatorAction === undefined ? {} : { operatorAction }),
     };
-    this.mapping = 'probe';
+    this.setMapping('probe');
     run.phase = 'probing';
     run.until += run.probeSeconds * 1000;
   }
@@ -298,7 +305,7 @@ export class PauseModel {
    */
   private close(run: Running, byOperator: boolean): void {
     const breaker = this.world.control.breaker;
-    this.mapping = breaker !== undefined && breaker.record.epoch > run.epoch ? 'disabled' : 'enabled';
+    this.setMapping(breaker !== undefined && breaker.record.epoch > run.epoch ? 'disabled' : 'enabled');
     if (breaker !== undefined && breaker.record.epoch === run.epoch) {
       this.trace.closings.push({ seq: this.trace.next(), byOperator });
       this.world.control.breaker = {

@@ -116,7 +116,11 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
         await mapping.poll([event.env]);
         return;
       case 'poll-pair':
+      case 'poll-many':
         await mapping.poll(event.envs);
+        return;
+      case 'pollers':
+        await runPollers(event.envs, event.seconds);
         return;
       case 'advance':
         await passTime(world.clock.now() + event.seconds * 1000);
@@ -223,6 +227,23 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
       await resumeConsumer(operator, pause, schedule.config.cooldownSeconds);
     } catch (error) {
       trace.breakerWithoutWayBack.push(`pq resume failed: ${(error as Error).message}`);
+    }
+  }
+
+  async function runPollers(envs: number, seconds: number): Promise<void> {
+    const end = world.clock.now() + seconds * 1000;
+    const slots = Array.from({ length: envs }, (_, slot) => slot);
+    while (world.clock.now() < end) {
+      pause.tick();
+      if (pause.waitsForOperator()) await operatorResumes();
+      const next = world.queue.nextVisibleAt();
+      if (next === undefined) return;
+      if (next > world.clock.now() && pause.mappingEnabled()) {
+        await passTime(Math.min(next, end));
+        continue;
+      }
+      await mapping.poll(slots);
+      world.clock.advance(DRAIN_POLL_MS);
     }
   }
 

@@ -24,6 +24,11 @@ export interface CampaignConfig {
   readonly cooldownSeconds: number;
   /** A business key in the body (`{"order":{"id":...}}`); absent: the messageId. */
   readonly messageKeyPath?: string;
+  /**
+   * The function timeout: an invocation still running past it is killed, mid-record.
+   * @default - the world's (WORLD_TIMEOUT_SECONDS)
+   */
+  readonly consumerTimeoutSeconds?: number;
 }
 
 export interface MessageSpec {
@@ -40,6 +45,14 @@ export type CampaignEvent =
   | { readonly do: 'poll'; readonly env: number }
   /** Two invocations at once in two environments: their awaits interleave. */
   | { readonly do: 'poll-pair'; readonly envs: readonly [number, number] }
+  /** One invocation in each of these environments at once (the mapping's pollers at scale). */
+  | { readonly do: 'poll-many'; readonly envs: readonly number[] }
+  /**
+   * The mapping's pollers at scale, for `seconds` of virtual time or until the queue is empty:
+   * while messages are visible, one invocation in each of `envs` environments at once, a second
+   * apart; while none is, time moves to the next one's visibility.
+   */
+  | { readonly do: 'pollers'; readonly envs: number; readonly seconds: number }
   /** Virtual time passes. */
   | { readonly do: 'advance'; readonly seconds: number }
   /** Time jumps to the next message's visibility (a visibility timeout expires). */
@@ -100,6 +113,9 @@ export function consumerEnvironment(config: CampaignConfig): Record<string, stri
     [ENV.transientRetries]: String(config.transientRetries),
     [ENV.breakerCooldownSeconds]: String(config.cooldownSeconds),
     ...(config.messageKeyPath === undefined ? {} : { [ENV.messageKeyPath]: config.messageKeyPath }),
+    ...(config.consumerTimeoutSeconds === undefined
+      ? {}
+      : { [ENV.consumerTimeoutSeconds]: String(config.consumerTimeoutSeconds) }),
   };
 }
 

@@ -112,6 +112,8 @@ function* simpler(schedule: Schedule): Generator<Schedule> {
 function simplerEvent(event: CampaignEvent): CampaignEvent | undefined {
   if (event.do === 'fault' && event.times > 1) return { ...event, times: 1 };
   if (event.do === 'poll-pair') return { do: 'poll', env: event.envs[0] };
+  if (event.do === 'poll-many' && event.envs.length > 1) return { ...event, envs: event.envs.slice(0, -1) };
+  if (event.do === 'pollers' && event.envs > 1) return { ...event, envs: event.envs - 1 };
   if ((event.do === 'outside-outage' || event.do === 'table-outage') && event.seconds > 60) {
     return { ...event, seconds: Math.floor(event.seconds / 2) };
   }

@@ -99,6 +99,8 @@ export class Trace {
   readonly completed = new Set<string>();
   readonly lostCompletions = new Map<string, 'thrown' | 'crash'>();
   readonly limitByEnv = new Map<string, number>();
+  /** Each time the mapping left or regained its full polling (disabled, or at the probe footprint). */
+  readonly mapping: { readonly at: number; readonly enabled: boolean }[] = [];
   /** Each time a pause run closed the breaker: on the operator's resume, or on its probe's verdict. */
   readonly closings: { readonly seq: number; readonly byOperator: boolean }[] = [];
   /** A tripped breaker that nothing drives back (rule 7/11), as found after the drain. */

@@ -19,7 +19,7 @@ import { readBreaker } from '../../lambdas/adapters/control-items';
 import { lostCompletionSortKey } from '../../lambdas/adapters/control-state';
 import type { BreakerRecord, ProbeResult } from '../../lambdas/core/breaker';
 import { type ActiveTrial, type IsolationTrial, NO_TRIAL } from '../../lambdas/core/isolation';
-import type { FailureEvent } from '../../lambdas/core/outage';
+import { countsTowardOutage, type FailureEvent } from '../../lambdas/core/outage';
 import type { ControlPort } from '../../lambdas/ports/consumer-ports';
 import type { ControlSnapshot } from '../../lambdas/ports/control';
 import { ControlStateUnavailableError } from '../../lambdas/ports/errors';
@@ -51,7 +51,7 @@ export class MemoryControl implements ControlPort {
   /** The newest stop request an operator's resume lifted (`operator`/`stops-lifted`). */
   stopsLiftedThrough: string | undefined;
   /** Failure events by sort key (`<ISO time>#<eventId>`), as the table's `failure` partition holds them. */
-  readonly failures = new Map<string, FailureEvent & { readonly kind: string }>();
+  readonly failures = new Map<string, FailureEvent>();
   readonly crashes = new Map<string, number>();
   /** Lost completions by sort key (control-state.ts `lostCompletionSortKey`), as the table holds them. */
   readonly lostCompletions = new Map<string, string>();
@@ -102,18 +102,18 @@ export class MemoryControl implements ControlPort {
    * A key-condition query, newest first (time, then event id, descending), one event at a time
    * until `distinctKeysEnough` distinct keys were read, as the adapter does a page at a time.
    */
-  async failuresSince(since: Date, distinctKeysEnough: number): Promise<FailureEvent[]> {
+  async failuresSince(since: Date, distinctKeysEnough: number, lastPassAt?: number): Promise<FailureEvent[]> {
     const from = since.toISOString();
     const newestFirst = [...this.failures.entries()]
       .filter(([sortKey]) => sortKey >= from)
       .sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
-      .map(([, { key, at }]) => ({ key, at }));
+      .map(([, event]) => ({ ...event }));
     const keys = new Set<string>();
     const read: FailureEvent[] = [];
     for (const event of newestFirst) {
       if (keys.size >= distinctKeysEnough) break;
       read.push(event);
-      keys.add(event.key);
+      if (countsTowardOutage(event, lastPassAt)) keys.add(event.key);
     }
     return read;
   }
@@ -203,11 +203,14 @@ export class MemoryControl implements ControlPort {
     if (this.trialCauses.has(start.cause)) return structuredClone(this.isolation ?? NO_TRIAL);
     this.trialCauses.add(start.cause);
     this.trialsStarted += 1;
+    const lastPassAt = this.isolation?.lastPassAt;
     const trial: ActiveTrial = {
       active: true,
       remaining: start.messages,
       startedAt: start.now.getTime(),
       reason: start.reason ?? 'unattributable-crash',
+      // As ControlState's update: the last pass outlives a restart.
+      ...(lastPassAt === undefined ? {} : { lastPassAt }),
     };
     this.isolation = trial;
     return trial;
@@ -227,11 +230,16 @@ export class MemoryControl implements ControlPort {
       this.stopsLiftedThrough = newest;
   }
 
-  async isolationMessagePassed(): Promise<IsolationTrial> {
+  async isolationMessagePassed(now: Date): Promise<IsolationTrial> {
+    keyed('isolationMessagePassed', 'isolation', 'state');
     const trial = this.isolation;
-    if (trial === undefined || !trial.active) return NO_TRIAL;
-    this.isolation = trial.remaining > 1 ? { ...trial, remaining: trial.remaining - 1 } : NO_TRIAL;
-    return this.isolation;
+    if (trial === undefined || !trial.active) return trial ?? NO_TRIAL;
+    const lastPassAt = now.getTime();
+    this.isolation =
+      trial.remaining > 1
+        ? { ...trial, remaining: trial.remaining - 1, lastPassAt }
+        : { ...NO_TRIAL, lastPassAt };
+    return structuredClone(this.isolation);
   }
 }
 

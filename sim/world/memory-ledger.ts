@@ -84,7 +84,7 @@ export class MemoryLedger implements LedgerPort {
       ...begin(input, current),
       attempts: current.attempts + 1,
       charged: current.charged + input.charge,
-      crashes: (current.crashes ?? 0) + 1,
+      crashes: (current.crashes ?? 0) + (input.crashedAlone ? 1 : 0),
     };
     delete next.external;
     delete next.lastAttemptCrashed;
@@ -199,7 +199,12 @@ export class MemoryLedger implements LedgerPort {
     for (const key of keys) {
       const item = this.items.get(key);
       if (item !== undefined)
-        glances.set(key, { state: item.state, attempts: item.attempts, charged: item.charged });
+        glances.set(key, {
+          state: item.state,
+          attempts: item.attempts,
+          charged: item.charged,
+          crashed: item.state === LEDGER_STATE.inFlight || item.lastAttemptCrashed === true,
+        });
     }
     return glances;
   }

@@ -194,6 +194,7 @@ describe('restartAfterCrash', () => {
           ...attempt(key, { envId, now: T1 }),
           previousAttemptId: crashed.attemptId,
           charge: 1,
+          crashedAlone: true,
         }),
       ),
     );
@@ -226,6 +227,7 @@ describe('restartAfterCrash', () => {
       ...attempt(key, { now: T1 }),
       previousAttemptId: crashed.attemptId,
       charge: 0,
+      crashedAlone: false,
     });
 
     expect(result.started).toBe(true);
@@ -243,6 +245,7 @@ describe('restartAfterCrash', () => {
       ...attempt(key),
       previousAttemptId: 'an-older-attempt',
       charge: 1,
+      crashedAlone: true,
     });
 
     expect(result).toMatchObject({ started: false, previous: { attemptId: current.attemptId, charged: 0 } });
@@ -273,7 +276,12 @@ describe('writes during and at the end of an attempt', () => {
     const crashed = attempt(key);
     await ledger.start(crashed);
     const newer = attempt(key, { envId: 'env-b' });
-    await ledger.restartAfterCrash({ ...newer, previousAttemptId: crashed.attemptId, charge: 1 });
+    await ledger.restartAfterCrash({
+      ...newer,
+      previousAttemptId: crashed.attemptId,
+      charge: 1,
+      crashedAlone: true,
+    });
 
     const write = ledger.recordExternal(key, crashed.attemptId, {
       name: 'pay',

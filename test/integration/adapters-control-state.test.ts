@@ -317,15 +317,19 @@ describe('isolation trial', () => {
     await control.startIsolation({ now: NOW, messages: 3, cause: 'env-counted', expiresAt: 1_900_000_000 });
 
     const remaining = [];
-    for (let n = 0; n < 4; n++) remaining.push(await control.isolationMessagePassed());
+    const passedAt = (n: number) => new Date(NOW.getTime() + n * 1000);
+    for (let n = 0; n < 4; n++) remaining.push(await control.isolationMessagePassed(passedAt(n)));
 
+    // The last pass is kept, the one after the trial ended is not (it passed no trial).
+    const trial = { active: true, startedAt: NOW.getTime(), reason: 'unattributable-crash' };
+    const ended = { active: false, remaining: 0, lastPassAt: passedAt(2).getTime() };
     expect(remaining).toStrictEqual([
-      { active: true, remaining: 2, startedAt: NOW.getTime(), reason: 'unattributable-crash' },
-      { active: true, remaining: 1, startedAt: NOW.getTime(), reason: 'unattributable-crash' },
-      { active: false, remaining: 0 },
-      { active: false, remaining: 0 },
+      { ...trial, remaining: 2, lastPassAt: passedAt(0).getTime() },
+      { ...trial, remaining: 1, lastPassAt: passedAt(1).getTime() },
+      ended,
+      ended,
     ]);
-    expect((await control.snapshot()).isolation).toStrictEqual({ active: false, remaining: 0 });
+    expect((await control.snapshot()).isolation).toStrictEqual(ended);
   });
 
   it('never counts below zero under concurrent environments', async () => {
@@ -337,7 +341,7 @@ describe('isolation trial', () => {
       expiresAt: 1_900_000_000,
     });
 
-    const results = await Promise.all(Array.from({ length: 8 }, () => control.isolationMessagePassed()));
+    const results = await Promise.all(Array.from({ length: 8 }, () => control.isolationMessagePassed(NOW)));
 
     expect(
       results
@@ -345,7 +349,11 @@ describe('isolation trial', () => {
         .map((trial) => trial.remaining)
         .sort(),
     ).toStrictEqual([1, 2]);
-    expect((await control.snapshot()).isolation).toStrictEqual({ active: false, remaining: 0 });
+    expect((await control.snapshot()).isolation).toStrictEqual({
+      active: false,
+      remaining: 0,
+      lastPassAt: NOW.getTime(),
+    });
   });
 });
 
@@ -365,9 +373,9 @@ describe('failure window', () => {
     const events = await control.failuresSince(at(-60), 3);
 
     expect(events).toStrictEqual([
-      { key: 'msg:a', at: at(-5).getTime() },
-      { key: 'env:e1', at: at(-30).getTime() },
-      { key: 'msg:a', at: at(-60).getTime() },
+      { key: 'msg:a', at: at(-5).getTime(), kind: 'transient' },
+      { key: 'env:e1', at: at(-30).getTime(), kind: 'transient' },
+      { key: 'msg:a', at: at(-60).getTime(), kind: 'transient' },
     ]);
   });
 });

@@ -71,9 +71,9 @@ onEveryPortsWorld((world) => {
 
       // Assess: time, then event id, descending.
       expect(events).toStrictEqual([
-        { key: 'k-late', at: at(30).getTime() },
-        { key: 'k-second', at: T0.getTime() },
-        { key: 'k-first', at: T0.getTime() },
+        { key: 'k-late', at: at(30).getTime(), kind: 'transient' },
+        { key: 'k-second', at: T0.getTime(), kind: 'transient' },
+        { key: 'k-first', at: T0.getTime(), kind: 'transient' },
       ]);
     });
 
@@ -95,7 +95,9 @@ onEveryPortsWorld((world) => {
           expiresAt: EXPIRES,
         });
       }
-      const all = [...loop, ...newest].reverse().map(({ key, at: when }) => ({ key, at: when.getTime() }));
+      const all = [...loop, ...newest]
+        .reverse()
+        .map(({ key, at: when }) => ({ key, at: when.getTime(), kind: 'transient' }));
 
       // Act
       const events = await ports.control.failuresSince(T0, 3);
@@ -125,8 +127,34 @@ onEveryPortsWorld((world) => {
 
       // Assess
       expect(events).toHaveLength(45);
-      expect(events[0]).toStrictEqual({ key: 'k-loop', at: at(44).getTime() });
-      expect(events[44]).toStrictEqual({ key: 'k-a', at: T0.getTime() });
+      expect(events[0]).toStrictEqual({ key: 'k-loop', at: at(44).getTime(), kind: 'transient' });
+      expect(events[44]).toStrictEqual({ key: 'k-a', at: T0.getTime(), kind: 'transient' });
+    });
+
+    it('given crashes a trial pass followed, then they do not settle the verdict: the older errors behind them are read too', async () => {
+      // Prepare: two errors, then two crashes, then a message passed a trial, then one more crash.
+      const events = [
+        { key: 'k-error-1', kind: 'transient', at: at(1) },
+        { key: 'k-error-2', kind: 'transient', at: at(2) },
+        { key: 'k-crash-1', kind: 'crash', at: at(3) },
+        { key: 'k-crash-2', kind: 'crash', at: at(4) },
+        { key: 'k-crash-3', kind: 'crash', at: at(6) },
+      ] as const;
+      for (const [index, event] of events.entries()) {
+        await ports.control.recordFailureEvent({ ...event, eventId: `e${index}`, expiresAt: EXPIRES });
+      }
+
+      // Act
+      const read = await ports.control.failuresSince(T0, 3, at(5).getTime());
+
+      // Assess: k-crash-3, k-error-2 and k-error-1 count; the two crashes before the pass do not.
+      expect(read.map((event) => event.key)).toStrictEqual([
+        'k-crash-3',
+        'k-crash-2',
+        'k-crash-1',
+        'k-error-2',
+        'k-error-1',
+      ]);
     });
 
     it('given a failure event written, when the write is retried, then it is still one event', async () => {
@@ -138,7 +166,9 @@ onEveryPortsWorld((world) => {
       await ports.control.recordFailureEvent(event);
 
       // Assess
-      expect(await ports.control.failuresSince(at(-60), 3)).toStrictEqual([{ key: 'k1', at: T0.getTime() }]);
+      expect(await ports.control.failuresSince(at(-60), 3)).toStrictEqual([
+        { key: 'k1', at: T0.getTime(), kind: 'crash' },
+      ]);
     });
 
     it('given a dead environment, when several discoverers count it, then every one counts and all get the first count', async () => {
@@ -331,7 +361,7 @@ onEveryPortsWorld((world) => {
     it('given a trial started by one crash, when the same cause starts it again, then it stays; another cause restarts it, and the first never again', async () => {
       // Prepare
       await ports.control.startIsolation({ now: T0, messages: 3, cause: 'env-1', expiresAt: EXPIRES_AT });
-      await ports.control.isolationMessagePassed();
+      await ports.control.isolationMessagePassed(at(30));
 
       // Act
       const same = await ports.control.startIsolation({
@@ -361,12 +391,15 @@ onEveryPortsWorld((world) => {
         remaining: 2,
         startedAt: T0.getTime(),
         reason: 'unattributable-crash',
+        lastPassAt: at(30).getTime(),
       });
+      // A restart keeps the last pass: the crashes before it are still followed by it (rule 7).
       expect(other).toStrictEqual({
         active: true,
         remaining: 3,
         startedAt: at(120).getTime(),
         reason: 'why',
+        lastPassAt: at(30).getTime(),
       });
       expect((await ports.control.snapshot()).isolation).toStrictEqual(other);
     });
@@ -377,7 +410,7 @@ onEveryPortsWorld((world) => {
 
       // Act
       const passed = [];
-      for (let n = 0; n < 4; n++) passed.push(await ports.control.isolationMessagePassed());
+      for (let n = 0; n < 4; n++) passed.push(await ports.control.isolationMessagePassed(at(n)));
       const afterLast = (await ports.control.snapshot()).isolation;
       const again = await ports.control.startIsolation({
         now: at(60),
@@ -388,21 +421,22 @@ onEveryPortsWorld((world) => {
 
       // Assess
       const trial = { active: true, startedAt: T0.getTime(), reason: 'unattributable-crash' };
+      const ended = { ...NO_TRIAL, lastPassAt: at(2).getTime() };
       expect(passed).toStrictEqual([
-        { ...trial, remaining: 2 },
-        { ...trial, remaining: 1 },
-        NO_TRIAL,
-        NO_TRIAL,
+        { ...trial, remaining: 2, lastPassAt: at(0).getTime() },
+        { ...trial, remaining: 1, lastPassAt: at(1).getTime() },
+        ended,
+        ended,
       ]);
-      expect(afterLast).toStrictEqual(NO_TRIAL);
+      expect(afterLast).toStrictEqual(ended);
       // The crash's other messages coming back later: that crash was served already.
-      expect(again).toStrictEqual(NO_TRIAL);
-      expect((await ports.control.snapshot()).isolation).toStrictEqual(NO_TRIAL);
+      expect(again).toStrictEqual(ended);
+      expect((await ports.control.snapshot()).isolation).toStrictEqual(ended);
     });
 
     it('given no trial ever, when a message passes, then there is still no trial', async () => {
       // Act
-      const passed = await ports.control.isolationMessagePassed();
+      const passed = await ports.control.isolationMessagePassed(T0);
 
       // Assess
       expect(passed).toStrictEqual(NO_TRIAL);

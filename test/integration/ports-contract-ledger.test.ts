@@ -310,7 +310,7 @@ onEveryPortsWorld((world) => {
       // Assess
       expect(result).toMatchObject({
         started: true,
-        item: { attempts: 2, charged: 0, crashes: 1, attemptId: 'a2' },
+        item: { attempts: 2, charged: 0, crashes: 0, attemptId: 'a2' },
       });
     });
 

@@ -25,10 +25,12 @@ describe('what the consumer counts', () => {
     // Act
     await drive(world);
 
-    // Assess: 4 + 3 attempts; M3's three crashes are charged (two restarts, then the quarantine).
+    // Assess: 4 + 3 attempts; M3's three crashes are charged (two restarts, then the quarantine),
+    // and each restart (re)starts the isolation trial (rule 6: a crash, however many were in flight).
     expect(world.metrics.totals()).toStrictEqual({
       [M.attempts]: 7,
       [M.chargedCrashes]: 3,
+      [M.isolationTrials]: 2,
       [M.quarantines]: 1,
     });
     expect(world.metrics.total(M.quarantines, 'crash-limit')).toBe(1);

@@ -3,10 +3,9 @@ import {
   type CrashContext,
   type DeliveryDecision,
   decideDelivery,
-  failureEventForCrash,
   failureEventForMessage,
 } from '../../lambdas/core/delivery';
-import { suspectOrder } from '../../lambdas/core/suspects';
+import { planSuspects, staggerSeconds, suspectOrder } from '../../lambdas/core/suspects';
 import type { ExternalRecord, LedgerItem } from '../../lambdas/core/types';
 import { aLedgerItem, aPolicy } from './fixtures';
 
@@ -79,7 +78,7 @@ describe('decideDelivery', () => {
         kind: 'proceed',
         charge: 1,
         crash: 'attributable',
-        startIsolation: false,
+        startIsolation: true,
         failureEvent: 'msg:order-17',
       },
     ],
@@ -91,7 +90,7 @@ describe('decideDelivery', () => {
         kind: 'proceed',
         charge: 1,
         crash: 'attributable',
-        startIsolation: false,
+        startIsolation: true,
         failureEvent: 'msg:order-17',
       },
     ],
@@ -108,10 +107,10 @@ describe('decideDelivery', () => {
       },
     ],
     [
-      'crashed alone after a crash nobody was charged for: its own, no failure event (rule 5 before rule 7)',
+      'crashed alone after a crash alone: its own, no failure event (rule 5 before rule 7)',
       { charged: 0, crashes: 1 },
       { inFlight: 1 },
-      { kind: 'proceed', charge: 1, crash: 'attributable', startIsolation: false },
+      { kind: 'proceed', charge: 1, crash: 'attributable', startIsolation: true },
     ],
     [
       'crashed alone again, the charge reaches the limit: no failure event',
@@ -120,7 +119,7 @@ describe('decideDelivery', () => {
       { kind: 'quarantine', reason: 'crash-limit', charge: 1, crash: 'attributable' },
     ],
     [
-      'crashed with others after a crash of its own: still nobody is blamed, one event for the environment',
+      'crashed with others after a crash of its own: still nobody is blamed, and no event: isolation will tell',
       { charged: 1, crashes: 1 },
       { inFlight: 3 },
       {
@@ -128,7 +127,6 @@ describe('decideDelivery', () => {
         charge: 0,
         crash: 'unattributable',
         startIsolation: true,
-        failureEvent: 'env:env-a',
       },
     ],
     [
@@ -139,7 +137,7 @@ describe('decideDelivery', () => {
         kind: 'proceed',
         charge: 1,
         crash: 'attributable',
-        startIsolation: false,
+        startIsolation: true,
         failureEvent: 'msg:order-17',
       },
     ],
@@ -151,11 +149,11 @@ describe('decideDelivery', () => {
         kind: 'proceed',
         charge: 1,
         crash: 'attributable',
-        startIsolation: false,
+        startIsolation: true,
         failureEvent: 'msg:order-17',
       },
     ],
-    // Rule 6: unattributable.
+    // Rule 6: unattributable, no rule 7 event (isolation will tell).
     [
       'crashed with others',
       { charged: 0 },
@@ -165,7 +163,6 @@ describe('decideDelivery', () => {
         charge: 0,
         crash: 'unattributable',
         startIsolation: true,
-        failureEvent: 'env:env-a',
       },
     ],
     [
@@ -177,7 +174,6 @@ describe('decideDelivery', () => {
         charge: 0,
         crash: 'unattributable',
         startIsolation: true,
-        failureEvent: 'env:env-a',
       },
     ],
     [
@@ -189,7 +185,6 @@ describe('decideDelivery', () => {
         reason: 'crash-limit',
         charge: 0,
         crash: 'unattributable',
-        failureEvent: 'env:env-a',
       },
     ],
     // `ready` is admitted by the start write; reaching here is a race.
@@ -294,25 +289,31 @@ describe('an attempt that may still be running', () => {
   });
 });
 
-describe('failure event keys (rule 7)', () => {
+describe('failure events of crashes (rule 7, issue 37)', () => {
+  const crashedAt = { envId: 'env-a', key: 'order-17' };
+  const decide = (item: Partial<LedgerItem>, inFlight: number) =>
+    decideDelivery(aLedgerItem({ ...crashedAt, ...item }), { inFlight }, policy, AN_HOUR_LATER, REDELIVERED);
+
   it.each([
-    ['an attributable crash is the message', 'attributable', 'env-a', 'msg:order-17'],
-    ['an unattributable crash is the environment', 'unattributable', 'env-a', 'env:env-a'],
-    [
-      'an unattributable crash without environment falls back to the message',
-      'unattributable',
-      undefined,
-      'msg:order-17',
-    ],
-  ] as const)('%s', (_name, attribution, envId, expected) => {
-    expect(failureEventForCrash(attribution, envId, 'order-17')).toBe(expected);
+    ['a first crash alone is an event of the message', {}, 1, 'msg:order-17'],
+    ['a crash shared with others is no event: isolation will tell', {}, 3, undefined],
+    ['a crash alone after a crash alone is no event: the message is the cause', { crashes: 1 }, 1, undefined],
+    ['a shared crash after one alone is no event either', { crashes: 1 }, 2, undefined],
+  ] as const)('%s', (_name, item, inFlight, expected) => {
+    const decision = decide(item, inFlight);
+    expect(decision.kind).toBe('proceed');
+    expect(decision.kind === 'proceed' ? decision.failureEvent : 'not proceed').toBe(expected);
   });
 
-  it('given one worker crash discovered by each of its k messages, then it is one key', () => {
-    const keys = ['m1', 'm2', 'm3'].map((key) => failureEventForCrash('unattributable', 'env-z', key));
-
-    expect(new Set(keys)).toStrictEqual(new Set(['env:env-z']));
-  });
+  it.each([
+    [1, 'attributable'],
+    [3, 'unattributable'],
+  ] as const)(
+    'given a crash with %i in flight, then it (re)starts the isolation trial',
+    (inFlight, crash) => {
+      expect(decide({}, inFlight)).toMatchObject({ kind: 'proceed', crash, startIsolation: true });
+    },
+  );
 
   it('given a caught error, then the key is the message', () => {
     expect(failureEventForMessage('order-17')).toBe('msg:order-17');
@@ -377,7 +378,7 @@ describe('deliveries the start write refused for the new reasons', () => {
         kind: 'proceed',
         charge: 1,
         crash: 'attributable',
-        startIsolation: false,
+        startIsolation: true,
         failureEvent: 'msg:order-17',
       },
     ],
@@ -404,7 +405,7 @@ describe('deliveries the start write refused for the new reasons', () => {
         kind: 'proceed',
         charge: 1,
         crash: 'attributable',
-        startIsolation: false,
+        startIsolation: true,
         failureEvent: 'msg:order-17',
       },
     ],
@@ -475,7 +476,6 @@ describe('the last receive before the backstop', () => {
         reason: 'receive-limit',
         charge: 0,
         crash: 'unattributable',
-        failureEvent: 'env:env-a',
       },
     ],
     [
@@ -529,9 +529,9 @@ describe('suspectOrder: who of the redelivered records runs first', () => {
   it('given a poison message ahead of a never-started one, then the never-started one runs first', () => {
     // Prepare
     const glances = new Map([
-      ['poison', { state: 'in-flight' as const, attempts: 3, charged: 2 }],
-      ['done', { state: 'completed' as const, attempts: 1, charged: 0 }],
-      ['retried', { state: 'ready' as const, attempts: 1, charged: 0 }],
+      ['poison', { state: 'in-flight' as const, attempts: 3, charged: 2, crashed: true }],
+      ['done', { state: 'completed' as const, attempts: 1, charged: 0, crashed: false }],
+      ['retried', { state: 'ready' as const, attempts: 1, charged: 0, crashed: false }],
     ]);
 
     // Act
@@ -545,10 +545,10 @@ describe('suspectOrder: who of the redelivered records runs first', () => {
     // Prepare: all three were in flight when one environment died (charged to none); the
     // poison then died again, alone, before the healthy two had started again.
     const glances = new Map([
-      ['poison', { state: 'in-flight' as const, attempts: 2, charged: 0 }],
-      ['healthy', { state: 'in-flight' as const, attempts: 1, charged: 0 }],
-      ['healthy-2', { state: 'in-flight' as const, attempts: 1, charged: 0 }],
-      ['retried', { state: 'ready' as const, attempts: 1, charged: 0 }],
+      ['poison', { state: 'in-flight' as const, attempts: 2, charged: 0, crashed: true }],
+      ['healthy', { state: 'in-flight' as const, attempts: 1, charged: 0, crashed: true }],
+      ['healthy-2', { state: 'in-flight' as const, attempts: 1, charged: 0, crashed: true }],
+      ['retried', { state: 'ready' as const, attempts: 1, charged: 0, crashed: false }],
     ]);
 
     // Act
@@ -560,9 +560,75 @@ describe('suspectOrder: who of the redelivered records runs first', () => {
 
   it('given equal attempts, then charged attempts order them', () => {
     const glances = new Map([
-      ['charged', { state: 'ready' as const, attempts: 2, charged: 2 }],
-      ['uncharged', { state: 'ready' as const, attempts: 2, charged: 0 }],
+      ['charged', { state: 'ready' as const, attempts: 2, charged: 2, crashed: false }],
+      ['uncharged', { state: 'ready' as const, attempts: 2, charged: 0, crashed: false }],
     ]);
     expect(suspectOrder(['charged', 'uncharged'], (key) => key, glances)).toEqual(['uncharged', 'charged']);
+  });
+});
+
+describe('planSuspects: crash suspects that shared a batch come back apart (issue 37)', () => {
+  const policy = { attemptTimeoutSeconds: 6, batchingWindowSeconds: 0 };
+  const byKey = { keyOf: (key: string) => key, receivesOf: () => 2 };
+
+  it('given records that did not crash, then the most often received runs first: the time guard cannot keep one last', () => {
+    const receives: Record<string, number> = { 'cut-once': 2, 'cut-thrice': 4, 'cut-twice': 3 };
+    const plan = planSuspects(
+      ['cut-once', 'cut-thrice', 'cut-twice'],
+      { keyOf: (key) => key, receivesOf: (key) => receives[key] },
+      new Map(),
+      policy,
+    );
+    expect(plan.pool).toStrictEqual(['cut-thrice', 'cut-twice', 'cut-once']);
+  });
+
+  it('given two poison messages and a healthy one that crashed together, then the retried one runs with the fresh ones, the crash suspects alone, the healthy one first, and the two behind it are staggered', () => {
+    // Prepare
+    const glances = new Map([
+      ['poison', { state: 'in-flight' as const, attempts: 2, charged: 0, crashed: true }],
+      ['poison-2', { state: 'in-flight' as const, attempts: 2, charged: 0, crashed: true }],
+      ['healthy', { state: 'in-flight' as const, attempts: 1, charged: 0, crashed: true }],
+      ['retried', { state: 'ready' as const, attempts: 1, charged: 0, crashed: false }],
+    ]);
+
+    // Act
+    const plan = planSuspects(['poison', 'poison-2', 'healthy', 'retried'], byKey, glances, policy);
+
+    // Assess: the 36 s a crash would keep them (six timeouts), then odd multiples of half a timeout.
+    expect(plan).toStrictEqual({
+      pool: ['retried'],
+      alone: ['healthy', 'poison', 'poison-2'],
+      stagger: [
+        { record: 'poison', seconds: 36 + 3 },
+        { record: 'poison-2', seconds: 36 + 9 },
+      ],
+    });
+  });
+
+  it('given no crash suspect, then all run with the fresh ones and nothing is staggered', () => {
+    const glances = new Map([
+      ['retried', { state: 'ready' as const, attempts: 1, charged: 0, crashed: false }],
+    ]);
+    expect(planSuspects(['retried', 'unstarted'], byKey, glances, policy)).toStrictEqual({
+      pool: ['unstarted', 'retried'],
+      alone: [],
+      stagger: [],
+    });
+  });
+
+  it('given a crash an outage settled uncharged, then it is a crash suspect too', () => {
+    const glances = new Map([
+      ['settled', { state: 'ready' as const, attempts: 1, charged: 0, crashed: true }],
+      ['other', { state: 'ready' as const, attempts: 1, charged: 0, crashed: true }],
+    ]);
+    expect(planSuspects(['settled', 'other'], byKey, glances, policy).stagger).toStrictEqual([
+      { record: 'other', seconds: 36 + 3 },
+    ]);
+  });
+
+  it('given a batching window longer than the timeout, then the gap is one second more than the window', () => {
+    expect(staggerSeconds(1, { attemptTimeoutSeconds: 6, batchingWindowSeconds: 20 })).toBe(36 + 11);
+    expect(staggerSeconds(2, { attemptTimeoutSeconds: 6, batchingWindowSeconds: 20 })).toBe(36 + 32);
+    expect(staggerSeconds(3, { attemptTimeoutSeconds: 6, batchingWindowSeconds: 0 })).toBe(36 + 15);
   });
 });

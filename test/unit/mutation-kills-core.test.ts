@@ -432,8 +432,8 @@ describe('verify --not-done on a record with an audit but no replay', () => {
 describe('suspect order', () => {
   it('puts a quarantined key with many attempts before a ready key with fewer', () => {
     const glances = new Map([
-      ['a', { state: 'quarantined', attempts: 5, charged: 3 }],
-      ['b', { state: 'ready', attempts: 1, charged: 0 }],
+      ['a', { state: 'quarantined', attempts: 5, charged: 3, crashed: false }],
+      ['b', { state: 'ready', attempts: 1, charged: 0, crashed: false }],
     ] as const);
     expect(suspectOrder(['b', 'a'], (key) => key, glances)).toEqual(['a', 'b']);
   });

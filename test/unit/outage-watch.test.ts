@@ -18,7 +18,7 @@ function fakes(
   options: {
     tripped?: boolean;
     startPause?: () => Promise<unknown>;
-    recorded?: { key: string; at: number }[];
+    recorded?: { key: string; at: number; kind?: 'transient' | 'crash' }[];
   } = {},
 ) {
   const logs: [string, string, unknown][] = [];
@@ -50,10 +50,14 @@ function fakes(
   return { deps, logs, control, operations };
 }
 
-/** What a batch lends the report: its unrecorded events and a fresh read of the breaker. */
-function session(breaker?: BreakerRecord) {
-  const controlNow = vi.fn(async () => ({ breaker, isolation: NO_TRIAL, replayFrozen: false }));
-  return { unrecorded: new UnrecordedFailures(), controlNow };
+/**
+ * What a batch lends the report: its unrecorded events, a fresh read of the breaker and the
+ * isolation trial (with its last pass), and when a record last completed in its environment.
+ */
+function session(breaker?: BreakerRecord, passes: { trial?: number; completed?: number } = {}) {
+  const isolation = passes.trial === undefined ? NO_TRIAL : { ...NO_TRIAL, lastPassAt: passes.trial };
+  const controlNow = vi.fn(async () => ({ breaker, isolation, replayFrozen: false }));
+  return { unrecorded: new UnrecordedFailures(), controlNow, lastCompletedAt: () => passes.completed };
 }
 
 const OPEN: BreakerRecord = {
@@ -93,6 +97,39 @@ describe('reportFailureEvent', () => {
       { event: 'outage-detected', distinctKeys: 2 },
     ]);
     expect(control.tripBreaker).toHaveBeenCalledWith({ reason: 'outage', now: NOW, stop: false });
+  });
+
+  describe('crashes that a message passing afterwards answers (rule 7, issue 37)', () => {
+    const before = NOW.getTime() - 2000;
+    const after = NOW.getTime() - 1000;
+    /** The event written now, as the window's read gives it back. */
+    const written = { key: 'msg:b', at: NOW.getTime(), kind: 'crash' } as const;
+
+    it.each([
+      ['a message passed the trial after the recorded crash', { trial: after }],
+      ['a record completed in this environment after it', { completed: after }],
+    ])('given %s, then the crash no longer counts: no outage', async (_, passes) => {
+      const { deps, control } = fakes({ recorded: [written, { key: 'msg:a', at: before, kind: 'crash' }] });
+      await expect(
+        reportFailureEvent(deps, session(undefined, passes), { key: 'msg:b', kind: 'crash' }),
+      ).resolves.toBe(false);
+      expect(control.failuresSince).toHaveBeenCalledWith(expect.any(Date), 2, after);
+      expect(control.tripBreaker).not.toHaveBeenCalled();
+    });
+
+    it('given the pass came before the crash, then both crashes count: an outage', async () => {
+      const { deps } = fakes({ recorded: [written, { key: 'msg:a', at: after, kind: 'crash' }] });
+      await expect(
+        reportFailureEvent(deps, session(undefined, { trial: before }), { key: 'msg:b', kind: 'crash' }),
+      ).resolves.toBe(true);
+    });
+
+    it('given a transient error before the pass, then it still counts: only crashes are answered so', async () => {
+      const { deps } = fakes({ recorded: [written, { key: 'msg:a', at: before, kind: 'transient' }] });
+      await expect(
+        reportFailureEvent(deps, session(undefined, { completed: after }), { key: 'msg:b', kind: 'crash' }),
+      ).resolves.toBe(true);
+    });
   });
 
   it('given the breaker found open by a fresh read, then no event and no trip are written, and the verdict still counts the event (issue 24)', async () => {

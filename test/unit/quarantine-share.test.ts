@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ShareWindow } from '../../lambdas/consumer/share-window';
 import {
   EMPTY_WINDOW,
   type MessageOutcome,
@@ -71,5 +72,39 @@ describe('quarantine share (rule 11b)', () => {
 
     // Assess
     expect(stoppedAfter).toBe(11);
+  });
+});
+
+describe("an environment's share window after its share stop (issue 37)", () => {
+  const closed = (epoch: number) => ({ state: 'closed', epoch, cooldownSeconds: 60, stop: false }) as const;
+  const open = (epoch: number) =>
+    ({
+      state: 'open',
+      epoch,
+      reason: 'quarantine-share',
+      openedAt: 0,
+      cooldownSeconds: 60,
+      stop: true,
+    }) as const;
+  const stoppedWindow = () => {
+    const shares = new ShareWindow(policy);
+    for (const outcome of windowOf(8, 2)) shares.record(outcome);
+    shares.stoppedIn(4);
+    return shares;
+  };
+
+  it('given a person resumed the stop, then the window starts over: the same messages do not stop it again', () => {
+    const shares = stoppedWindow();
+    shares.sawBreaker(closed(4));
+    expect(shouldStopQuarantine(shares.peek('quarantined'), policy)).toBe(false);
+  });
+
+  it.each([
+    ['still stopped', open(4)],
+    ['closed as it was before the stop (a stale read)', closed(3)],
+  ])('given the breaker %s, then the window is kept and the next quarantine stops again', (_, breaker) => {
+    const shares = stoppedWindow();
+    shares.sawBreaker(breaker);
+    expect(shouldStopQuarantine(shares.peek('quarantined'), policy)).toBe(true);
   });
 });

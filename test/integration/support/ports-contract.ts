@@ -67,7 +67,8 @@ export function restartOf(
   attemptId: string,
   charge: number,
 ): RestartInput {
-  return { ...startOf(key, attemptId, { envId: 'env-b', now: at(60) }), previousAttemptId, charge };
+  const restart = { ...startOf(key, attemptId, { envId: 'env-b', now: at(60) }), previousAttemptId, charge };
+  return { ...restart, crashedAlone: charge === 1 };
 }
 
 /** The item a first start writes; `overrides` for what a case changed since. */
