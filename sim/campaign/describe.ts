@@ -71,7 +71,7 @@ function describeEvent(event: CampaignEvent): string {
     case 'redeploy':
       return `redeploy limit ${event.attemptLimit}`;
     case 'replay':
-      return 'operator replays';
+      return event.withoutCause ? 'operator replays, no cause given' : 'operator replays';
     case 'answer':
       return `operator answers ${event.decision}`;
     case 'resume':

@@ -12,7 +12,7 @@
 import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../faults/fault-points';
 import type { Step } from '../world/scripted-processor';
 import { Draw, mulberry32 } from './prng';
-import { scaleSchedule } from './scale';
+import { scaleSchedule, stormSchedule } from './scale';
 import type { CampaignConfig, CampaignEvent, Decision, MessageSpec, Schedule } from './schedule';
 import { Swarm } from './swarm';
 
@@ -32,7 +32,8 @@ export function generateSchedule(seed: number): Schedule {
   const draw = new Draw(mulberry32(seed));
   const scheduler = draw.int(0, 0xffff_ffff);
   const scale = new Draw(mulberry32(seed ^ SCALE_SALT));
-  if (scale.int(1, SCALE_ONE_IN) === 1) return scaleSchedule(scale, seed, scheduler);
+  if (scale.int(1, SCALE_ONE_IN) === 1)
+    return scale.chance(0.35) ? stormSchedule(scale, seed, scheduler) : scaleSchedule(scale, seed, scheduler);
   const swarm = new Swarm(draw);
   const outageOnly = draw.chance(0.3);
   const config = drawConfig(draw);
@@ -215,7 +216,7 @@ function chaosEvent(draw: Draw, swarm: Swarm, config: CampaignConfig, messages: 
       // Mostly lower: a limit lowered under a message's charges is the interesting change.
       return { do: 'redeploy', attemptLimit: draw.int(1, Math.max(1, config.attemptLimit - 1)) };
     case 'replay':
-      return { do: 'replay' };
+      return draw.chance(0.3) ? { do: 'replay', withoutCause: true } : { do: 'replay' };
     case 'answer':
       return { do: 'answer', decision: draw.pick(DECISIONS) };
     case 'resume':

@@ -5,6 +5,7 @@
  */
 
 import type { CheckResult } from './check-result';
+import { recordsLeaveByAnOperator, replayedOnlyWithACause } from './operator-invariants';
 import {
   backstopOnlyWhenNothingCouldTell,
   chargesMatchTheRules,
@@ -14,7 +15,7 @@ import {
 } from './oracle-invariants';
 import { backstopFromOwnFailures, chargedOrQuarantinedForOutage } from './outage-invariants';
 import type { Observation } from './run-schedule';
-import { poisonsToldApart, settlesWithinBound } from './scale-invariants';
+import { poisonsToldApart, settlesWithinBound, stormStopsQuarantine } from './scale-invariants';
 import { deployedLimits } from './schedule';
 import { keyGeneration } from './trace';
 
@@ -49,9 +50,15 @@ export const INVARIANTS = [
   'oracle-quarantine-reason-by-the-rules',
   /** Oracle: a key whose every attempt crashed alone ends `crash-limit` within its limit (or `receive-limit`). */
   'oracle-crash-alone-ends-at-the-limit',
+  /** Rule 4: a record leaves open or awaiting-operator only by an operator's decision. */
+  'records-leave-quarantine-by-an-operator',
+  /** Rule 12: a replayed record had its cause recorded first. */
+  'replayed-only-with-a-cause',
+  /** Rule 11b: a storm of failing messages stops automatic quarantine at least once. */
+  'storm-stops-automatic-quarantine',
   /** Scale (rules 5, 6): poisons never crash together twice, each ends crash-limit (or receive-limit), the rest completes uncharged. */
   'scale-poisons-told-apart',
-  /** Scale: the queue settles within its bound (docs/behaviour.md), and rule 7 pauses at most once per threshold of poisons. */
+  /** Scale: the queue settles within its bound (docs/behaviour.md), and rule 7 pauses at most C - threshold + 1 times for C crashing messages (a message's first crash alone is its only event). */
   'scale-settles-within-its-bound',
 ] as const;
 
@@ -80,6 +87,9 @@ const CHECKS: Record<InvariantName, Check> = {
   'oracle-charges-match-the-rules': chargesMatchTheRules,
   'oracle-quarantine-reason-by-the-rules': quarantineReasonByTheRules,
   'oracle-crash-alone-ends-at-the-limit': crashAloneEndsAtTheLimit,
+  'records-leave-quarantine-by-an-operator': recordsLeaveByAnOperator,
+  'replayed-only-with-a-cause': replayedOnlyWithACause,
+  'storm-stops-automatic-quarantine': stormStopsQuarantine,
   'scale-poisons-told-apart': poisonsToldApart,
   'scale-settles-within-its-bound': settlesWithinBound,
 };

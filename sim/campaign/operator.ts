@@ -30,24 +30,31 @@ import type { Decision } from './schedule';
 
 export interface OperatorDeps {
   readonly world: World;
+  /** The records this operator moved out of quarantine (rule 4: only a person does). */
+  readonly decided: Set<string>;
   /** Sends the record's exact body again as a replay of it. */
   readonly sendReplay: (record: StoredRecord) => void;
 }
 
 const CAUSE = 'campaign: the operator looked';
 
-/** Replays the oldest open record; false when there is none or the replay was refused. */
-export async function replayOldestOpen(deps: OperatorDeps): Promise<boolean> {
+/**
+ * Replays the oldest open record, its cause recorded first (`pq cause`) unless the operator
+ * forgot; false when there is none or the replay was refused.
+ */
+export async function replayOldestOpen(deps: OperatorDeps, withCause = true): Promise<boolean> {
   const record = [...deps.world.quarantine.records.values()].find((candidate) => candidate.status === 'open');
   if (record === undefined || checkCause(CAUSE) !== undefined) return false;
+  if (withCause) record.cause = CAUSE;
   const decision = decideReplay(
-    { id: record.id, status: record.status, cause: CAUSE },
+    { id: record.id, status: record.status, cause: record.cause },
     { replayFrozen: false },
   );
   if (decision.kind === 'refuse') return false;
   if (!(await resetLedger(deps.world, record))) return false;
   deps.sendReplay(record);
   record.status = 'replayed';
+  deps.decided.add(record.id);
   return true;
 }
 
@@ -76,6 +83,7 @@ export async function answer(deps: OperatorDeps, record: StoredRecord, decision:
   if (decision === 'done')
     await deps.world.ledger.completeByOperator(record.messageKey, deps.world.clock.date());
   record.status = VERIFIED_STATUS[decision];
+  deps.decided.add(record.id);
   if (execution !== undefined && running) execution.status = 'SUCCEEDED';
   return true;
 }

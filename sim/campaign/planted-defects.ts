@@ -1,31 +1,76 @@
 /**
  * Defects planted into the real consumer, one at a time, by planted-bugs.test.ts (its `vi.mock`
  * factories route the consumer's own functions through these wrappers). Each breaks one rule of
- * docs/behaviour.md the way a plausible change would; the campaign must report each within
- * 2,000 schedules. With no defect planted every wrapper is the identity.
+ * docs/behaviour.md the way a plausible change would, and every numbered rule has at least one
+ * (BREAKS); the campaign must report each within 2,000 schedules. With no defect planted every
+ * wrapper is the identity.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { LEDGER_STATE } from '../../contract/ledger';
+import type { quarantined } from '../../lambdas/consumer/quarantine-step';
 import type { processRecord } from '../../lambdas/consumer/record-lifecycle';
 import type { ProcessorModule, QueueMessage, WorkContext } from '../../lambdas/consumer/types';
 import type { workContext } from '../../lambdas/consumer/work-context';
 import type { DeliveryDecision } from '../../lambdas/core/delivery';
 import type { LedgerItem, Policy } from '../../lambdas/core/types';
 
-export const DEFECTS = [
-  /** Rule 5: decideAfterCrash charges 0 for every crash. */
-  'crash-never-charged',
-  /** A message under another message's key acknowledged as a duplicate (its bytes stored nowhere). */
-  'collision-acknowledged-as-duplicate',
-  /** Rule 8: the pending record of a keyless external call is never written. */
-  'keyless-pending-skipped',
-  /** The last receive before the backstop is never recognised (isLastReceive always false). */
-  'last-receive-never-seen',
-  /** Rule 1: the attempt is recorded after the work instead of before it. */
-  'attempt-recorded-after-work',
-] as const;
+/** Each defect: the rule of docs/behaviour.md it breaks and how (docs/rule-breaks.md is generated from these). */
+export const BREAKS = {
+  'crash-never-charged': { rule: '5', what: 'decideAfterCrash charges 0 for every crash.' },
+  'collision-acknowledged-as-duplicate': {
+    rule: '13',
+    what: "A message under another message's key acknowledged as a duplicate (its bytes stored nowhere).",
+  },
+  'keyless-pending-skipped': {
+    rule: '8',
+    what: 'The pending record of a keyless external call is never written.',
+  },
+  'last-receive-never-seen': {
+    rule: '3',
+    what: 'The last receive before the backstop is never recognised (isLastReceive always false).',
+  },
+  'attempt-recorded-after-work': {
+    rule: '1',
+    what: 'The attempt is recorded after the work instead of before it.',
+  },
+  'limit-one-too-many': { rule: '2', what: 'The consumer runs with one attempt more than its limit.' },
+  'quarantine-body-trimmed': { rule: '3', what: 'The quarantine keeps the body trimmed, not byte for byte.' },
+  'record-resolved-by-itself': {
+    rule: '4',
+    what: 'A fresh record is written resolved: it leaves quarantine with nobody deciding.',
+  },
+  'shared-crash-charged': { rule: '6', what: 'A crash several messages shared is charged to each of them.' },
+  'crash-suspects-run-together': {
+    rule: '6',
+    what: 'Crash suspects run with the fresh records, several in flight.',
+  },
+  'outage-never-trips': { rule: '7', what: 'The outage window never trips the breaker.' },
+  'permanent-taken-for-transient': {
+    rule: '9',
+    what: 'A permanent error is taken for a transient one (retried, not quarantined).',
+  },
+  'time-guard-off': { rule: '10', what: 'The time guard starts every record, however little time is left.' },
+  'unwritable-quarantine-acknowledged': {
+    rule: '11a',
+    what: 'A quarantine that could not be written acknowledges the message all the same.',
+  },
+  'share-never-stops': { rule: '11b', what: 'The quarantine share never stops automatic quarantine.' },
+  'replay-without-a-cause': { rule: '12', what: 'A replay goes through without a recorded cause.' },
+  'duplicate-worked-again': {
+    rule: '13',
+    what: 'A duplicate delivery of completed work runs the work again.',
+  },
+} as const satisfies Record<string, { readonly rule: string; readonly what: string }>;
 
-export type Defect = (typeof DEFECTS)[number];
+export type Defect = keyof typeof BREAKS;
+
+export const DEFECTS = Object.keys(BREAKS) as Defect[];
+
+/** Rules no planted break reaches observably in the campaign, and why (the table says so). */
+export const NOT_PLANTED: Record<string, string> = {
+  '11c':
+    "an operator's freeze of all replay is not modelled by the campaign's operator: `pq freeze` and replay's refusal while frozen are tested on the local AWS (test/integration/cli-*.test.ts); a replay without a cause (the other half of 11c) is rule 12's break",
+};
 
 /** The defect planted now; none: the consumer as it is. */
 export const planted: { defect?: Defect } = {};
@@ -37,6 +82,12 @@ export function plantedDelivery(
 ): DeliveryDecision {
   if (planted.defect === 'collision-acknowledged-as-duplicate' && decision.kind === 'key-collision')
     return { kind: 'duplicate', state: LEDGER_STATE.completed };
+  if (
+    planted.defect === 'shared-crash-charged' &&
+    (decision.kind === 'proceed' || decision.kind === 'quarantine') &&
+    decision.crash === 'unattributable'
+  )
+    return { ...decision, charge: 1 };
   if (planted.defect !== 'crash-never-charged') return decision;
   if ((decision.kind !== 'proceed' && decision.kind !== 'quarantine') || decision.crash === 'none')
     return decision;
@@ -123,4 +174,61 @@ async function workUnrecorded(
   } catch (error) {
     return { error };
   }
+}
+
+/** Whether `defect` is the one planted now. */
+export function isPlanted(defect: Defect): boolean {
+  return planted.defect === defect;
+}
+
+/** The consumer's configuration, with one attempt more than its limit when so planted. */
+export function plantedConfig<T extends { readonly policy: Policy }>(config: T): T {
+  if (planted.defect !== 'limit-one-too-many') return config;
+  return { ...config, policy: { ...config.policy, attemptLimit: config.policy.attemptLimit + 1 } };
+}
+
+/**
+ * The quarantine step over a store that trims the body or writes its records resolved, or one
+ * that takes a quarantine it could not write for done.
+ */
+export function plantedQuarantined(actual: typeof quarantined): typeof quarantined {
+  return async (deps, ...rest) => {
+    if (planted.defect === 'unwritable-quarantine-acknowledged') {
+      const outcome = await actual(deps, ...rest);
+      return outcome.kind === 'returned' && outcome.why === 'quarantine-unwritable'
+        ? { kind: 'quarantined', quarantineId: 'never-written' }
+        : outcome;
+    }
+    if (planted.defect !== 'quarantine-body-trimmed' && planted.defect !== 'record-resolved-by-itself')
+      return actual(deps, ...rest);
+    const quarantine = Object.create(deps.quarantine) as typeof deps.quarantine;
+    quarantine.putContent = (id, content) =>
+      deps.quarantine.putContent(
+        id,
+        planted.defect === 'quarantine-body-trimmed' ? { ...content, body: content.body.trim() } : content,
+      );
+    quarantine.putRecord = (record) =>
+      deps.quarantine.putRecord(
+        planted.defect === 'record-resolved-by-itself' ? { ...record, status: 'resolved' as never } : record,
+      );
+    return actual({ ...deps, quarantine }, ...rest);
+  };
+}
+
+/**
+ * A duplicate of completed work runs the work again (its stages and calls written nowhere), then
+ * is acknowledged as before.
+ */
+export function plantedDuplicate(actual: typeof processRecord, keyFor: KeyFor): typeof processRecord {
+  return async (deps, session, record, remainingTimeMs) => {
+    const outcome = await actual(deps, session, record, remainingTimeMs);
+    if (planted.defect === 'duplicate-worked-again' && outcome.kind === 'duplicate')
+      await workUnrecorded(
+        deps.processor,
+        record,
+        keyFor(record, deps.config.messageKeyPath),
+        remainingTimeMs,
+      );
+    return outcome;
+  };
 }

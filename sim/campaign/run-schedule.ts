@@ -76,6 +76,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
   let replays = 0;
   const operator = {
     world,
+    decided: trace.operatorDecided,
     sendReplay: (record: StoredRecord) => {
       const spec = specs.get(record.messageId);
       if (spec === undefined)
@@ -152,7 +153,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
         mapping.redeploy(event.attemptLimit);
         return;
       case 'replay':
-        await replayOldestOpen(operator);
+        await replayOldestOpen(operator, event.withoutCause !== true);
         return;
       case 'answer':
         await answerOldest(operator, event.decision);

@@ -6,7 +6,7 @@ import { DEFAULTS } from '../../contract/defaults';
 import { timeMarginMs } from '../../lambdas/core/time-guard';
 import type { CheckResult } from './check-result';
 import type { Observation } from './run-schedule';
-import { isScaleSchedule, poisonsOf } from './scale';
+import { isScaleSchedule, isStormSchedule, poisonsOf } from './scale';
 import type { Schedule } from './schedule';
 import type { Trace } from './trace';
 
@@ -58,8 +58,9 @@ export function poisonsToldApart(observation: Observation): CheckResult {
  * batch it shared), each at most a visibility timeout plus a batch's stagger after the one
  * before. Paused time (the mapping disabled or probing) is left out twice over, and a probe
  * window more per pause: a record a pause handed back in its last window comes back a doubled
- * cool-down and a window later, whenever the pause ended. Rule 7 pauses at most once per
- * `outageThreshold` poisons, since only a message's first crash alone is an event.
+ * cool-down and a window later, whenever the pause ended. Rule 7 pauses at most C - threshold
+ * + 1 times for C messages that crash (poison or crashing once), since only a message's first
+ * crash alone is an event and each trip needs a new one.
  */
 export function settlesWithinBound(observation: Observation): CheckResult {
   const { schedule, trace } = observation;
@@ -78,8 +79,15 @@ export function settlesWithinBound(observation: Observation): CheckResult {
     problems.push(
       `the queue took ${active.toFixed(1)} s of unpaused time to settle, its bound is ${bound} s`,
     );
-  const allowed = Math.ceil(poisonsOf(schedule).size / schedule.config.outageThreshold);
-  if (pauses > allowed) problems.push(`${pauses} pauses, at most ${allowed} for its poisons`);
+  // Each trip needs the threshold's distinct keys in the window, the first its own; every
+  // later one at least one new event (an earlier one may still be in the window). A message
+  // that crashes, poison or crashing once, makes one event at most: its first crash alone.
+  const crashing = schedule.messages.filter((message) =>
+    message.scripts.flat().some((step) => step.do === 'crash'),
+  );
+  const allowed = Math.max(0, crashing.length - schedule.config.outageThreshold + 1);
+  if (pauses > allowed)
+    problems.push(`${pauses} pauses, at most ${allowed} for its ${crashing.length} crashing messages`);
   return { applicable: true, problems };
 }
 
@@ -135,4 +143,19 @@ function pausedMs(trace: Trace, from: number, to: number): number {
   }
   if (since !== undefined) paused += to - Math.max(since, from);
   return Math.max(0, paused);
+}
+
+/**
+ * Rule 11b: a storm (scale.ts) quarantines far more than 20% of the messages any environment
+ * sees, so automatic quarantine stops, for a person, at least once.
+ */
+export function stormStopsQuarantine({ schedule, world }: Observation): CheckResult {
+  if (!isStormSchedule(schedule)) return { applicable: false, problems: [] };
+  const stopped = [...world.operations.executions.values()].some(
+    (execution) => execution.input.kind === 'pause' && execution.input.reason === 'quarantine-share',
+  );
+  return {
+    applicable: true,
+    problems: stopped ? [] : ['a storm of permanent failures never stopped automatic quarantine'],
+  };
 }

@@ -87,7 +87,51 @@ export function poisonsOf(schedule: Schedule): ReadonlySet<string> {
   );
 }
 
-/** A scale schedule: its pollers and nothing else happen to the world. */
+/** A scale schedule: its pollers and nothing else happen to the world, and nothing throws. */
 export function isScaleSchedule(schedule: Schedule): boolean {
+  return pollersOnly(schedule) && !schedule.messages.some(throwsPermanent);
+}
+
+/**
+ * A storm (rule 11b): a release that fails a large share of the messages with a permanent
+ * error, each quarantined at once; automatic quarantine must stop for a person to look.
+ */
+export function stormSchedule(draw: Draw, seed: number, scheduler: number): Schedule {
+  const count = draw.int(30, 60);
+  const failing = draw.pick([0.4, 0.6, 0.8]);
+  const messages = Array.from({ length: count }, (_, index): MessageSpec => {
+    const scripts: Step[][] = draw.chance(failing)
+      ? [
+          [
+            { do: 'stage', name: 'validate' },
+            { do: 'throw', error: 'permanent' },
+          ],
+        ]
+      : [[{ do: 'stage', name: 'work' }]];
+    return { id: `${LABEL}${index + 1}`, body: `${LABEL}${index + 1}`, scripts };
+  });
+  return {
+    seed,
+    scheduler,
+    config: { ...scaleConfig(draw), concurrency: draw.int(1, 4), consumerTimeoutSeconds: 30 },
+    messages,
+    events: [{ do: 'pollers', envs: draw.int(1, 2), seconds: POLLING_SECONDS }],
+    answers: [],
+  };
+}
+
+/** A storm schedule: pollers only, and at least a third of its messages fail permanently. */
+export function isStormSchedule(schedule: Schedule): boolean {
+  const failing = schedule.messages.filter(throwsPermanent).length;
+  return pollersOnly(schedule) && failing * 3 >= schedule.messages.length && schedule.messages.length >= 30;
+}
+
+function pollersOnly(schedule: Schedule): boolean {
   return schedule.events.length === 1 && schedule.events[0].do === 'pollers';
+}
+
+function throwsPermanent(message: MessageSpec): boolean {
+  return message.scripts.some((script) =>
+    script.some((step) => step.do === 'throw' && step.error === 'permanent'),
+  );
 }

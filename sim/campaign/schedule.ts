@@ -73,8 +73,11 @@ export type CampaignEvent =
   | { readonly do: 'table-outage'; readonly seconds: number }
   /** A new deployment with another attempt limit: every environment from now on is a new one. */
   | { readonly do: 'redeploy'; readonly attemptLimit: number }
-  /** An operator records a cause and replays the oldest open quarantine record. */
-  | { readonly do: 'replay' }
+  /**
+   * An operator records a cause and replays the oldest open quarantine record; `withoutCause`:
+   * they forgot the cause (rule 12 refuses the replay).
+   */
+  | { readonly do: 'replay'; readonly withoutCause?: boolean }
   /** An operator answers the oldest record waiting for a person (outcome unknown). */
   | { readonly do: 'answer'; readonly decision: Decision }
   /** An operator resumes a stopped consumer (a stop's only way out); other pauses resume by themselves. */

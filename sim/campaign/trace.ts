@@ -99,6 +99,8 @@ export class Trace {
   readonly completed = new Set<string>();
   readonly lostCompletions = new Map<string, 'thrown' | 'crash'>();
   readonly limitByEnv = new Map<string, number>();
+  /** Quarantine records an operator moved out of open or awaiting-operator (rule 4). */
+  readonly operatorDecided = new Set<string>();
   /** Each time the mapping left or regained its full polling (disabled, or at the probe footprint). */
   readonly mapping: { readonly at: number; readonly enabled: boolean }[] = [];
   /** Each time a pause run closed the breaker: on the operator's resume, or on its probe's verdict. */

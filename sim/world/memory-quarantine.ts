@@ -16,7 +16,11 @@ import type { QuarantineStorePort } from '../../lambdas/ports/consumer-ports';
 import { QuarantineWriteError } from '../../lambdas/ports/errors';
 import { checkItemSize } from './dynamodb-limits';
 
-export type StoredRecord = Omit<NewQuarantineRecord, 'status'> & { status: QuarantineStatus };
+/** A record as stored; an operator sets its status and cause (`pq cause`). */
+export type StoredRecord = Omit<NewQuarantineRecord, 'status' | 'cause'> & {
+  status: QuarantineStatus;
+  cause: string;
+};
 
 export class MemoryQuarantine implements QuarantineStorePort {
   /** Object key -> bytes. */

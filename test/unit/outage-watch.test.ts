@@ -225,7 +225,7 @@ describe('pauseConsumption', () => {
   it('given the pause cannot be started, then an error line, and the trip still stands (no throw)', async () => {
     const refused = new Error('states refused');
     const { deps, logs } = fakes({ startPause: () => Promise.reject(refused) });
-    await expect(pauseConsumption(deps, 'outage')).resolves.toBeUndefined();
+    await expect(pauseConsumption(deps, 'outage')).resolves.toBe(8);
     expect(logs[1]).toEqual([
       'error',
       'the pause execution could not be started',
