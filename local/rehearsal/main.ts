@@ -43,8 +43,8 @@ each on its own pipeline, concurrently, and reports expected vs observed figures
                    machine so slow that invocations are killed at their deadline (the report says
                    so); each crash then waits N times longer for its message to come back
   --target T       where each pipeline is deployed: moto (the default: the embedded local AWS)
-                   or localstack (the embedded LocalStack's own CloudFormation; issue 20, in
-                   progress)
+                   or localstack (the embedded LocalStack: the stack deployed by its own
+                   CloudFormation, the consumer run by the project's runner; docs/localstack.md)
   --json           print exactly one JSON document on stdout ({"scenarios": [...]})
   --verbose        copy the consumer's own log lines to stderr
   --help           this text

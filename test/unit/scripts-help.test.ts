@@ -7,7 +7,16 @@
  * The processes run one at a time: they are light, and the machine is shared.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +50,7 @@ const INSTALLING = ['bench', 'rehearsal', 'local:deploy', 'console:screenshots',
  * Folders recorded by their presence only, not walked: their contents are large and not ours, but
  * one that appears (a fresh .venv, tools/mutation/node_modules) is an install.
  */
-const NOT_WALKED = new Set(['.git', 'node_modules', '.venv', '.venv-localstack']);
+const NOT_WALKED = new Set(['.git', 'node_modules', '.venv', '.venv-localstack', '.kafka']);
 /**
  * Not looked at: what the package tests of the same `npm test` rewrite beside this file (their
  * prepack builds), and the outputs of other commands a developer may run meanwhile. A build or a
@@ -214,9 +223,26 @@ describe.sequential('given `npm run -s NAME -- --help` in the project', () => {
         expect(firstLine).toMatch(/^pq - /);
         expect(run.stdout).toMatch(/^Usage: pq /m);
       } else expect(firstLine).toMatch(/^usage:/i);
+      // A help speaks of the product, not of the tracker (issue 37, item 4).
+      expect(run.stdout).not.toMatch(/\bissue \d+/i);
       expect(written).toStrictEqual([]);
     },
     CASE_TIMEOUT_MS,
+  );
+});
+
+describe('given the scripts that make AWS SDK clients', () => {
+  // The SDK warns on every process below Node.js 22 that makes a client; the launcher runs them
+  // on the project's Node.js 24, the Lambda runtime's, whatever the machine's is (issue 37, item 4).
+  it.each(['test', 'rehearsal', 'console:screenshots'])(
+    'when %s starts, then through the launcher',
+    (script) => {
+      const scripts = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<
+        string,
+        string
+      >;
+      expect(scripts[script]).toMatch(/^node tools\/local-aws\/on-project-node\.mjs /);
+    },
   );
 });
 
