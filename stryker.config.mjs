@@ -23,6 +23,7 @@ export default {
   ignorePatterns: [
     '.venv',
     '.venv-localstack',
+    '.kafka',
     'cdk.out',
     'dist',
     'bench',
