@@ -8,10 +8,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Admin, GenericError, MultipleErrors } from '@platformatic/kafka';
+import { freePort } from '../local-aws/moto';
 import { javaCommand, KAFKA_LIB, kafkaInstalled } from './ensure-kafka.mjs';
 
 export interface KafkaBroker {
@@ -345,16 +345,4 @@ async function twoFreePorts(): Promise<[number, number]> {
     const second = await freePort();
     if (second !== first) return [first, second];
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -12,13 +12,13 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
-  realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startedAsScript } from '../local-aws/ensure-venv.mjs';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The install folder (git-ignored): lib/ holds the broker's jars, .pom.sha256 the pin they came from. */
@@ -127,16 +127,6 @@ function checkJava() {
       `poison-quarantine: Java >= ${JAVA_MAJOR} is required by the embedded Kafka broker (found ${match ? major : 'no version'} at "${java}").`,
     );
   }
-}
-
-/** Whether `moduleUrl` (an import.meta.url) is the script node was started with, not imported. */
-function startedAsScript(moduleUrl) {
-  const script = process.argv[1];
-  return (
-    script !== undefined &&
-    existsSync(script) &&
-    realpathSync(script) === realpathSync(fileURLToPath(moduleUrl))
-  );
 }
 
 if (startedAsScript(import.meta.url)) {

@@ -6,5 +6,7 @@ export declare class VenvError extends Error {}
 export declare function ensureVenv(): void;
 /** `ensureVenv()`, or its reason printed without a stack and exit code 1. */
 export declare function ensureVenvOrExit(): void;
+/** Whether the module at `moduleUrl` (its import.meta.url) is the script node was started with. */
+export declare function startedAsScript(moduleUrl: string): boolean;
 /** Runs `ensure` as a command line when the module at `moduleUrl` (its import.meta.url) was started by node. */
 export declare function runWhenStarted(moduleUrl: string, ensure: () => void): void;

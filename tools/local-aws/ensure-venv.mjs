@@ -108,7 +108,7 @@ function linkNode() {
 }
 
 /** Whether `moduleUrl` (an import.meta.url) is the script node was started with, not imported. */
-function startedAsScript(moduleUrl) {
+export function startedAsScript(moduleUrl) {
   const script = process.argv[1];
   return (
     script !== undefined &&
