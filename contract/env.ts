@@ -15,9 +15,18 @@ export const ENV = {
   pauseStateMachineArn: 'PQ_PAUSE_STATE_MACHINE_ARN',
   /** ARN of the outcome-unknown verification state machine (rule 8): runs `ou-<quarantine id>`. */
   verificationStateMachineArn: 'PQ_VERIFICATION_STATE_MACHINE_ARN',
-  /** URL of the source queue (for visibility changes and replays). */
+  /** What the consumer reads: `sqs` or `kafka` (contract/sources.ts); absent: `sqs`. */
+  sourceKind: 'PQ_SOURCE_KIND',
+  /**
+   * Kafka only: where the records come from, recorded as evidence and used by a replay: the MSK
+   * cluster ARN, or the self-managed cluster's bootstrap servers (comma-separated).
+   */
+  kafkaCluster: 'PQ_KAFKA_CLUSTER',
+  /** Kafka only: the topic the mapping reads. */
+  kafkaTopic: 'PQ_KAFKA_TOPIC',
+  /** URL of the source queue (for visibility changes and replays); SQS only. */
   sourceQueueUrl: 'PQ_SOURCE_QUEUE_URL',
-  /** ARN of the source queue (recorded as evidence). */
+  /** ARN of the source queue (recorded as evidence); SQS only. */
   sourceQueueArn: 'PQ_SOURCE_QUEUE_ARN',
   /** Whether the source queue is FIFO ("true" / "false"). */
   fifo: 'PQ_FIFO',

@@ -8,6 +8,7 @@
 
 export type {
   ExternalCallOptions,
+  KafkaRecordDetails,
   Processor,
   ProcessorModule,
   QueueMessage,

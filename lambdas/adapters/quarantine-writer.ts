@@ -37,15 +37,16 @@ export class QuarantineWriter {
   }
 
   /**
-   * The body byte for byte (UTF-8 of the SQS body string, which holds no lone surrogates) and
-   * the envelope. An object that already exists was written by an earlier try of the same id.
+   * The body byte for byte (UTF-8 of the SQS body string, which holds no lone surrogates; the
+   * decoded bytes of a base64 one, a Kafka value) and the envelope. An object that already exists
+   * was written by an earlier try of the same id.
    */
   async putContent(
     id: string,
-    content: { readonly body: string; readonly envelope: object },
+    content: { readonly body: string; readonly encoding?: 'utf8' | 'base64'; readonly envelope: object },
   ): Promise<{ readonly bodyKey: string; readonly envelopeKey: string; readonly bodyBytes: number }> {
     const keys = quarantineObjectKeys(id);
-    const body = Buffer.from(content.body, 'utf8');
+    const body = Buffer.from(content.body, content.encoding ?? 'utf8');
     await this.putOnce(keys.bodyKey, body, 'application/octet-stream');
     await this.putOnce(
       keys.envelopeKey,

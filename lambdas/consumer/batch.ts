@@ -1,9 +1,9 @@
 /**
  * One invocation: read the control state (cached), order the records, run them at the allowed
- * concurrency, and answer with a partial batch response. What is not completed, duplicate or
- * quarantined goes back to the queue; nothing is dropped.
+ * concurrency, and answer with the records that stay. What is not completed, duplicate or
+ * quarantined goes back to the source (its adapter in lambdas/sources says how); nothing is dropped.
  */
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { BREAKER_STATE } from '../../contract/control';
 import {
   RECORD_LOG_EVENT,
@@ -25,6 +25,7 @@ import { effectiveConcurrency, type IsolationTrial, NO_TRIAL } from '../core/iso
 import { besideAnotherLastReceiveEvidence, receiveCountOf } from '../core/receive-limit';
 import { type LedgerGlance, planSuspects, type SuspectPlan, suspectOrder } from '../core/suspects';
 import { leavesTimeFor, timeMarginMs } from '../core/time-guard';
+import type { SourceRecord } from '../ports/source';
 import { keyOfRecord } from './begin-attempt';
 import type { ControlCache } from './control-cache';
 import { countOutcome } from './counting';
@@ -53,7 +54,7 @@ export interface BatchState {
 }
 
 /** Runs one record; `leaveRoom`: only if the invocation keeps time for one more after it. */
-type Run = (record: SQSRecord, leaveRoom?: boolean) => Promise<RecordOutcome>;
+type Run = (record: SourceRecord, leaveRoom?: boolean) => Promise<RecordOutcome>;
 
 const NOT_STARTED: RecordOutcome = { kind: 'returned', why: 'not started' };
 /** Outcomes after which the message leaves the queue. */
@@ -64,21 +65,21 @@ const PASSED_WITHOUT_CRASH = new Set<RecordOutcome['kind']>(['completed', 'quara
 export async function handleBatch(
   deps: ConsumerDeps,
   state: BatchState,
-  event: SQSEvent,
+  delivered: readonly SourceRecord[],
   context: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<SQSBatchResponse> {
+): Promise<readonly SourceRecord[]> {
   const { breaker, isolation } = await state.cache.get();
-  if (breaker?.state === 'unreadable') return holdWhileUnreadable(deps, state, breaker, event.Records);
+  if (breaker?.state === 'unreadable') return holdWhileUnreadable(deps, state, breaker, delivered);
   state.shares.sawBreaker(breaker);
-  const { held, records } = await holdWhilePaused(deps, state, breaker, event.Records);
-  if (records.length === 0) return respond(held);
+  const { held, records } = await holdWhilePaused(deps, state, breaker, delivered);
+  if (records.length === 0) return held;
   const batch = openBatch(deps, state, breaker, isolation);
   const outcomes = await runRecords(deps, state, batch, records, context);
   if (batch.pausedFor() === 'outage') await handBackForTheProbe(deps, breaker, records, outcomes);
-  return respond([
+  return [
     ...held,
     ...records.filter((record) => staysInQueue(outcomes.get(record.messageId) ?? NOT_STARTED)),
-  ]);
+  ];
 }
 
 /** What the records of one batch share while they run. */
@@ -87,10 +88,6 @@ interface OpenBatch {
   /** How many records may run at once: drops to one when this batch starts a trial (rule 6). */
   readonly concurrency: () => number;
   readonly pausedFor: () => 'outage' | 'stop' | undefined;
-}
-
-function respond(stay: readonly SQSRecord[]): SQSBatchResponse {
-  return { batchItemFailures: stay.map(({ messageId }) => ({ itemIdentifier: messageId })) };
 }
 
 /**
@@ -103,8 +100,8 @@ async function holdWhilePaused(
   deps: ConsumerDeps,
   state: BatchState,
   breaker: BreakerRecord | undefined,
-  delivered: readonly SQSRecord[],
-): Promise<{ readonly held: readonly SQSRecord[]; readonly records: readonly SQSRecord[] }> {
+  delivered: readonly SourceRecord[],
+): Promise<{ readonly held: readonly SourceRecord[]; readonly records: readonly SourceRecord[] }> {
   const holding = holdingBreaker(breaker);
   if (holding === undefined) return { held: [], records: delivered };
   await checkPauseAlive(deps, state, holding);
@@ -152,13 +149,13 @@ async function runRecords(
   deps: ConsumerDeps,
   state: BatchState,
   batch: OpenBatch,
-  records: readonly SQSRecord[],
+  records: readonly SourceRecord[],
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<Map<string, RecordOutcome>> {
   const outcomes = new Map<string, RecordOutcome>();
   const setAside = await setAsideBesideLastReceive(deps, batch.session, records);
   for (const [record, outcome] of setAside) outcomes.set(record.messageId, outcome);
-  if (deps.config.fifo) {
+  if (deps.config.ordered) {
     const run = recordRunner(deps, state, batch, records, context, outcomes);
     // Every record in SQS order: one set aside already has its outcome, and if it stays in the
     // queue it holds the rest of its group like any other.
@@ -202,10 +199,10 @@ function recordRunner(
   deps: ConsumerDeps,
   state: BatchState,
   batch: OpenBatch,
-  records: readonly SQSRecord[],
+  records: readonly SourceRecord[],
   context: Pick<Context, 'getRemainingTimeInMillis'>,
   outcomes: Map<string, RecordOutcome>,
-  staggered: ReadonlySet<SQSRecord> = new Set(),
+  staggered: ReadonlySet<SourceRecord> = new Set(),
 ): Run {
   const { session } = batch;
   const timeoutSeconds = deps.config.policy.attemptTimeoutSeconds;
@@ -214,7 +211,7 @@ function recordRunner(
   // A batch holding redelivered records may crash again, which would hand back everything in
   // it, finished or not: there, each finished record is acknowledged at once, so work done is
   // never received again and again until the backstop takes it.
-  const crashProne = !deps.config.fifo && splitSuspects(records).suspects.length > 0;
+  const crashProne = !deps.config.ordered && splitSuspects(records).suspects.length > 0;
   return async (record, leaveRoom = false) => {
     // Room for one more record after this one: its time comes off what this one may use.
     const room = leaveRoom ? state.longestRecordMs + timeMarginMs(timeoutSeconds) : 0;
@@ -268,7 +265,7 @@ function warnOfTheCut(deps: ConsumerDeps, batchSize: number, longestRecordMs: nu
 }
 
 /** Records behind a crash suspect: invisible as long as a crash would keep them, each a little longer. */
-async function stagger(deps: ConsumerDeps, staggered: SuspectPlan<SQSRecord>['stagger']): Promise<void> {
+async function stagger(deps: ConsumerDeps, staggered: SuspectPlan<SourceRecord>['stagger']): Promise<void> {
   if (staggered.length === 0) return;
   await Promise.all(staggered.map(({ record, seconds }) => returnAfter(deps, record, seconds)));
   deps.logger.info('records behind a crash suspect staggered', {
@@ -281,7 +278,7 @@ async function stagger(deps: ConsumerDeps, staggered: SuspectPlan<SQSRecord>['st
  * A held-back FIFO record comes back when its group's blocker does, not a visibility timeout
  * later. If that fails, the record only waits out its visibility timeout: nothing is lost.
  */
-async function holdBack(deps: ConsumerDeps, record: SQSRecord, seconds: number): Promise<void> {
+async function holdBack(deps: ConsumerDeps, record: SourceRecord, seconds: number): Promise<void> {
   await deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
     deps.logger.warn('held-back FIFO record keeps its visibility timeout', {
       event: 'fifo-hold-back-failed',
@@ -298,7 +295,7 @@ async function holdBack(deps: ConsumerDeps, record: SQSRecord, seconds: number):
 async function handBackForTheProbe(
   deps: ConsumerDeps,
   breaker: BreakerRecord | undefined,
-  records: readonly SQSRecord[],
+  records: readonly SourceRecord[],
   outcomes: ReadonlyMap<string, RecordOutcome>,
 ): Promise<void> {
   const wait = handBackSeconds(deps, breaker);
@@ -317,12 +314,12 @@ async function handBackForTheProbe(
 async function setAsideBesideLastReceive(
   deps: ConsumerDeps,
   session: RecordSession,
-  records: readonly SQSRecord[],
-): Promise<Map<SQSRecord, RecordOutcome>> {
-  const setAside = new Map<SQSRecord, RecordOutcome>();
+  records: readonly SourceRecord[],
+): Promise<Map<SourceRecord, RecordOutcome>> {
+  const setAside = new Map<SourceRecord, RecordOutcome>();
   const onLast = records.filter((record) => onLastReceive(deps, record));
   if (onLast.length < 2) return setAside;
-  const [runs, ...beside] = deps.config.fifo ? onLast : await orderSuspects(deps, onLast);
+  const [runs, ...beside] = deps.config.ordered ? onLast : await orderSuspects(deps, onLast);
   const evidence = besideAnotherLastReceiveEvidence(runs.messageId);
   for (const record of beside) {
     const outcome = await returnedOnError(deps, session, record, () =>
@@ -365,7 +362,7 @@ async function checkPauseAlive(
   }
 }
 
-async function acknowledgeNow(deps: ConsumerDeps, record: SQSRecord): Promise<void> {
+async function acknowledgeNow(deps: ConsumerDeps, record: SourceRecord): Promise<void> {
   await deps.queue.acknowledge(record.receiptHandle).catch((error: unknown) => {
     // Best effort: the batch response still acknowledges it if the invocation returns.
     deps.logger.warn('finished record left to the batch response', {
@@ -379,8 +376,8 @@ async function acknowledgeNow(deps: ConsumerDeps, record: SQSRecord): Promise<vo
 /** Redelivered records in suspect order (one at a time, least suspect first). */
 async function orderSuspects(
   deps: ConsumerDeps,
-  suspects: readonly SQSRecord[],
-): Promise<readonly SQSRecord[]> {
+  suspects: readonly SourceRecord[],
+): Promise<readonly SourceRecord[]> {
   const glances = await glanceAt(deps, suspects);
   return glances === undefined ? suspects : suspectOrder(suspects, keyOfIn(deps), glances);
 }
@@ -388,8 +385,8 @@ async function orderSuspects(
 /** Which redelivered records run with the fresh ones, which alone, and which are staggered. */
 async function planRedelivered(
   deps: ConsumerDeps,
-  suspects: readonly SQSRecord[],
-): Promise<SuspectPlan<SQSRecord>> {
+  suspects: readonly SourceRecord[],
+): Promise<SuspectPlan<SourceRecord>> {
   const glances = await glanceAt(deps, suspects);
   // Unread (one record, or the ledger unavailable): each may have crashed, so each runs alone.
   return glances === undefined
@@ -403,7 +400,7 @@ async function planRedelivered(
  */
 async function glanceAt(
   deps: ConsumerDeps,
-  suspects: readonly SQSRecord[],
+  suspects: readonly SourceRecord[],
 ): Promise<ReadonlyMap<string, LedgerGlance> | undefined> {
   if (suspects.length < 2) return undefined;
   try {
@@ -418,21 +415,21 @@ async function glanceAt(
   }
 }
 
-function keyOfIn(deps: ConsumerDeps): (record: SQSRecord) => string {
+function keyOfIn(deps: ConsumerDeps): (record: SourceRecord) => string {
   return (record) => keyOfRecord(record, deps.config.messageKeyPath).key;
 }
 
-function receivesOf(record: SQSRecord): number {
+function receivesOf(record: SourceRecord): number {
   return receiveCountOf(record.attributes);
 }
 
-function splitSuspects(records: readonly SQSRecord[]) {
-  const delivered = (record: SQSRecord) => receivesOf(record) > 1;
+function splitSuspects(records: readonly SourceRecord[]) {
+  const delivered = (record: SourceRecord) => receivesOf(record) > 1;
   return { fresh: records.filter((record) => !delivered(record)), suspects: records.filter(delivered) };
 }
 
 /** Runs records with at most `limit()` at once; the limit may drop while the pool runs. */
-async function runPool(records: readonly SQSRecord[], limit: () => number, run: Run): Promise<void> {
+async function runPool(records: readonly SourceRecord[], limit: () => number, run: Run): Promise<void> {
   let next = 0;
   const worker = async (slot: number) => {
     while (next < records.length && slot < limit()) {
@@ -444,17 +441,18 @@ async function runPool(records: readonly SQSRecord[], limit: () => number, run: 
 }
 
 /**
- * FIFO: records in order, one at a time. After a record of a group is not finished, the rest of
- * that group is returned unprocessed, as Lambda itself would, to keep the group's order.
+ * An ordered source (SQS FIFO, Kafka): records in order, one at a time. After a record of a
+ * group (a message group, a topic-partition) is not finished, the rest of that group is returned
+ * unprocessed, as Lambda itself would, to keep the group's order.
  */
 async function runFifo(
-  records: readonly SQSRecord[],
+  records: readonly SourceRecord[],
   run: Run,
-  holdBack: (record: SQSRecord, seconds: number) => Promise<void>,
+  holdBack: (record: SourceRecord, seconds: number) => Promise<void>,
 ): Promise<void> {
   const blockedFor = new Map<string, number>();
   for (const record of records) {
-    const group = record.attributes.MessageGroupId ?? '';
+    const group = record.orderGroup ?? '';
     const delay = blockedFor.get(group);
     if (delay !== undefined) {
       await holdBack(record, delay);

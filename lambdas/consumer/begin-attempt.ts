@@ -3,7 +3,7 @@
  * the key a record is worked on under, the start write, and, when the ledger refuses it, the
  * core's decision carried out. Returns the started item or the record's outcome.
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import { type DeliveryDecision, decideDelivery } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
@@ -11,6 +11,7 @@ import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
 import { isOwnTableUnavailable } from '../ports/errors';
 import type { LedgerEntry, StartInput } from '../ports/ledger';
+import { exactBody, type SourceRecord } from '../ports/source';
 import type { ConsumerDeps } from './deps';
 import { onLastReceive } from './last-receive';
 import { handBackForOutage, reportOutage } from './outage-step';
@@ -27,7 +28,7 @@ interface Identity {
 export async function beginAttempt(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   identity: Identity = identify(deps, record),
 ): Promise<LedgerEntry | RecordOutcome> {
   const now = deps.now();
@@ -36,7 +37,7 @@ export async function beginAttempt(
     attemptId: deps.newId(),
     envId: deps.envId,
     messageId: record.messageId,
-    bodyDigest: bodyDigest(record.body),
+    bodyDigest: bodyDigest(exactBody(record).body),
     attemptLimit: deps.config.policy.attemptLimit,
     lastReceive: onLastReceive(deps, record),
     now,
@@ -78,7 +79,7 @@ export async function beginAttempt(
 async function carryOut(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   attempt: StartInput,
   previous: LedgerEntry,
   decision: DeliveryDecision,
@@ -188,7 +189,7 @@ async function crashContext(deps: ConsumerDeps, deadEnv: string, key: string, ex
 }
 
 /** The key a record is worked on under (core/message-key.ts `recordKey`), from the SQS record. */
-export function keyOfRecord(record: SQSRecord, keyPath: string | undefined): RecordKey {
+export function keyOfRecord(record: SourceRecord, keyPath: string | undefined): RecordKey {
   return recordKey(
     {
       messageId: record.messageId,
@@ -202,7 +203,7 @@ export function keyOfRecord(record: SQSRecord, keyPath: string | undefined): Rec
   );
 }
 
-function identify(deps: ConsumerDeps, record: SQSRecord): Identity {
+function identify(deps: ConsumerDeps, record: SourceRecord): Identity {
   const { key, replayOf, fallback } = keyOfRecord(record, deps.config.messageKeyPath);
   if (fallback !== undefined) {
     // Bad input never loses a message: it is worked on under its messageId, and we say why.
@@ -216,7 +217,7 @@ function identify(deps: ConsumerDeps, record: SQSRecord): Identity {
 }
 
 /** The evidence of a message that never got an attempt of its own: it carries another's key. */
-function collidingItem(record: SQSRecord, previous: LedgerItem, now: Date): LedgerItem {
+function collidingItem(record: SourceRecord, previous: LedgerItem, now: Date): LedgerItem {
   const at = now.toISOString();
   return {
     key: previous.key,

@@ -1,6 +1,7 @@
 /**
  * The composition root: configuration, clients, adapters, the logger and the metrics, built once
- * per execution environment (cold start), and the SQS handler that uses them.
+ * per execution environment (cold start), and the handler of the configured source (SQS or
+ * Kafka, lambdas/sources) that uses them.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,11 +9,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRIC_SERVICE } from '../../contract/metrics';
+import { SOURCE_KIND } from '../../contract/sources';
 import { AttemptLedger } from '../adapters/attempt-ledger';
 import type { ClientOptions } from '../adapters/client-config';
 import { ControlState } from '../adapters/control-state';
 import { dynamodbClient } from '../adapters/dynamodb-client';
 import { type ConsumerConfig, type Environment, parseConfig } from '../core/config';
+import { timeMarginMs } from '../core/time-guard';
 import type {
   ConsumerPorts,
   OperationsPort,
@@ -20,6 +23,9 @@ import type {
   SourceQueuePort,
 } from '../ports/consumer-ports';
 import { OperationsUnavailableError, QuarantineWriteError, SourceQueueError } from '../ports/errors';
+import type { EventSourcePort } from '../ports/source';
+import { type KafkaEvent, kafkaSource } from '../sources/kafka';
+import { SQS_SOURCE } from '../sources/sqs';
 import { handleBatch } from './batch';
 import { CallMeter } from './call-meter';
 import { ControlCache } from './control-cache';
@@ -32,6 +38,9 @@ import type { ProcessorModule } from './types';
 import { UnrecordedFailures } from './unrecorded-failures';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+/** The deployed handler: the configured source's event in, its answer out. */
+export type SourceHandler = (event: SQSEvent | KafkaEvent, context: Context) => Promise<SQSBatchResponse>;
+type Handler<E, R> = (event: E, context: Context) => Promise<R>;
 
 export interface ConsumerOptions {
   readonly processor: ProcessorModule;
@@ -47,7 +56,7 @@ export interface ConsumerOptions {
   readonly wrapPorts?: (ports: ConsumerPorts) => ConsumerPorts;
 }
 
-export function createConsumer(options: ConsumerOptions): SqsHandler {
+export function createConsumer(options: ConsumerOptions): SourceHandler {
   // Throws a ConfigError naming every bad variable: a cold start with bad config must fail.
   const config = parseConfig(options.env);
   const clientOptions = options.clientOptions ?? {};
@@ -55,32 +64,53 @@ export function createConsumer(options: ConsumerOptions): SqsHandler {
   const dynamodb = dynamodbClient(clientOptions);
   meter.attach('dynamodb', dynamodb);
   const functionName = options.env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
+  const source = sourceOf(config);
   const adapters: ConsumerPorts = {
     ledger: new AttemptLedger(dynamodb, config.attemptsTable),
     control: new ControlState(dynamodb, config.controlTable, config.policy),
     ...rarePorts(config, clientOptions, dynamodb, meter),
+    ...(source.queue === undefined ? {} : { queue: source.queue }),
   };
   const logger = options.logger ?? new Logger({ serviceName: METRIC_SERVICE });
-  const handle = consumerHandler({
-    config,
-    processor: options.processor,
-    ...(options.wrapPorts ? options.wrapPorts(adapters) : adapters),
-    logger,
-    meter,
-    metrics: new EmfMetrics({ queueArn: config.sourceQueueArn, logger }),
-    envId: `${functionName}:${randomUUID()}`,
-    now: () => new Date(),
-    newId: randomUUID,
-    random: Math.random,
-    sleep: (ms) => sleep(ms),
-    alarm: (ms, signal) =>
-      sleep(ms, undefined, { signal, ref: false }).catch(() => new Promise<void>(() => undefined)),
-  });
+  const handle = consumerHandler(
+    {
+      config,
+      processor: options.processor,
+      ...(options.wrapPorts ? options.wrapPorts(adapters) : adapters),
+      logger,
+      meter,
+      metrics: new EmfMetrics({ queueArn: config.sourceQueueArn, logger }),
+      envId: `${functionName}:${randomUUID()}`,
+      now: () => new Date(),
+      newId: randomUUID,
+      random: Math.random,
+      sleep: (ms) => sleep(ms),
+      alarm: (ms, signal) =>
+        sleep(ms, undefined, { signal, ref: false }).catch(() => new Promise<void>(() => undefined)),
+    },
+    source.port as EventSourcePort<SQSEvent | KafkaEvent, SQSBatchResponse>,
+  );
   return (event, context) => {
     // Every line of this invocation names its request, and the first one's the cold start.
     logger.addContext(context);
     return handle(event, context);
   };
+}
+
+/**
+ * The configured source's event adapter, and for Kafka the port its records are handed back
+ * through (an SQS queue's is connected on first use, below).
+ */
+function sourceOf(config: ConsumerConfig): {
+  readonly port: EventSourcePort<SQSEvent, SQSBatchResponse> | EventSourcePort<KafkaEvent, SQSBatchResponse>;
+  readonly queue?: SourceQueuePort;
+} {
+  if (config.sourceKind !== SOURCE_KIND.kafka || config.kafka === undefined) return { port: SQS_SOURCE };
+  return kafkaSource({
+    cluster: config.kafka.cluster,
+    marginMs: timeMarginMs(config.policy.attemptTimeoutSeconds),
+    sleep: (ms) => sleep(ms),
+  });
 }
 
 const QUARANTINE_STORE_METHODS: PortMethods<QuarantineStorePort> = {
@@ -153,8 +183,17 @@ function rarePorts(
   };
 }
 
-/** The handler over ready-made dependencies: one execution environment's state lives here. */
-export function consumerHandler(deps: ConsumerDeps): SqsHandler {
+/**
+ * The handler over ready-made dependencies: one execution environment's state lives here. The
+ * source's adapter maps its event to records and the records that stay to its answer (SQS's by
+ * default).
+ */
+export function consumerHandler(deps: ConsumerDeps): SqsHandler;
+export function consumerHandler<E, R>(deps: ConsumerDeps, source: EventSourcePort<E, R>): Handler<E, R>;
+export function consumerHandler<E, R>(
+  deps: ConsumerDeps,
+  source: EventSourcePort<E, R> = SQS_SOURCE as unknown as EventSourcePort<E, R>,
+): Handler<E, R> {
   const { config } = deps;
   const metrics = loggingFailures(deps.metrics, deps.logger);
   const counted: ConsumerDeps = { ...deps, ...countedPorts(deps, metrics), metrics };
@@ -167,7 +206,8 @@ export function consumerHandler(deps: ConsumerDeps): SqsHandler {
   };
   return async (event, context) => {
     try {
-      return await handleBatch(counted, state, event, context);
+      const stay = await handleBatch(counted, state, source.records(event), context);
+      return await source.respond(stay, context);
     } finally {
       metrics.flush();
     }

@@ -2,8 +2,9 @@
  * How a record goes back to the queue: sooner than its visibility timeout when asked, and never
  * on its last receive before the backstop, where it is quarantined instead (rule 3 over rule 7).
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import type { LedgerItem } from '../core/types';
+import type { SourceRecord } from '../ports/source';
 import type { ConsumerDeps } from './deps';
 import { onLastReceive } from './last-receive';
 import { quarantined } from './quarantine-step';
@@ -17,7 +18,7 @@ import type { RecordOutcome, RecordSession } from './record-outcome';
 export async function handBackUnlessLastReceive(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   item: LedgerItem,
   handBack: () => Promise<RecordOutcome>,
 ): Promise<RecordOutcome> {
@@ -26,7 +27,7 @@ export async function handBackUnlessLastReceive(
 }
 
 /** A record handed back becomes visible again after `seconds`, not a visibility timeout later. */
-export async function returnAfter(deps: ConsumerDeps, record: SQSRecord, seconds: number): Promise<void> {
+export async function returnAfter(deps: ConsumerDeps, record: SourceRecord, seconds: number): Promise<void> {
   await deps.queue.delay(record.receiptHandle, seconds).catch((error: unknown) => {
     // Best effort: the record then waits out its visibility timeout; nothing is lost.
     deps.logger.warn('record handed back keeps its visibility timeout', {

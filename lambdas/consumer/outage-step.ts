@@ -5,9 +5,10 @@
  * the dependency is down the attempt is settled uncharged and the record handed back for the
  * next probe (or, on its last receive, quarantined: hand-back.ts).
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
 import type { ErrorClass, LedgerItem } from '../core/types';
+import type { SourceRecord } from '../ports/source';
 import type { ConsumerDeps } from './deps';
 import { handBackUnlessLastReceive } from './hand-back';
 import { reportFailureEvent } from './outage-watch';
@@ -52,7 +53,7 @@ export async function reportOutage(
 export async function handBackForOutage(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   failure: JudgedFailure,
 ): Promise<RecordOutcome | undefined> {
   const paused = await reportFailureEvent(deps, session, failure.event);

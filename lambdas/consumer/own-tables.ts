@@ -3,9 +3,10 @@
  * message's fault. The record goes back alone, uncharged, and the failure counts as evidence of
  * an outage (rule 7).
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import { failureEventForMessage } from '../core/delivery';
 import { isOwnTableUnavailable } from '../ports/errors';
+import type { SourceRecord } from '../ports/source';
 import type { ConsumerDeps } from './deps';
 import { reportOutage } from './outage-step';
 import type { RecordOutcome, RecordSession } from './record-outcome';
@@ -19,7 +20,7 @@ import type { RecordOutcome, RecordSession } from './record-outcome';
 export async function returnedOnError(
   deps: ConsumerDeps,
   session: Pick<RecordSession, 'halfOpen' | 'pause'>,
-  record: SQSRecord,
+  record: SourceRecord,
   handle: () => Promise<RecordOutcome>,
 ): Promise<RecordOutcome> {
   try {

@@ -7,13 +7,14 @@
  * finished, never written twice. If any step fails the message stays in the queue and the
  * consumer stops (rule 11a).
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import { QUARANTINED_LOG_EVENT } from '../../contract/log-events';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { errorSignature } from '../core/evidence';
 import { quarantineId } from '../core/ids';
 import { shouldStopQuarantine } from '../core/quarantine-share';
 import type { ErrorEvidence, LedgerItem, QuarantineReason } from '../core/types';
+import { exactBody, type SourceRecord } from '../ports/source';
 import type { ConsumerDeps } from './deps';
 import { onLastReceive } from './last-receive';
 import { pauseConsumption } from './outage-watch';
@@ -21,7 +22,7 @@ import type { RecordOutcome, RecordSession } from './record-outcome';
 import type { ShareWindow } from './share-window';
 
 export interface QuarantineRequest {
-  readonly record: SQSRecord;
+  readonly record: SourceRecord;
   /** The ledger item as it stands: attempts, charges, stage, times. */
   readonly item: LedgerItem;
   readonly reason: QuarantineReason;
@@ -116,7 +117,7 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
       ...(error === undefined ? {} : { error }),
     });
   }
-  const fifoGroup = record.attributes.MessageGroupId;
+  const fifoGroup = record.orderGroup;
   const evidence = {
     quarantineId: id,
     reason,
@@ -134,12 +135,13 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
     ...(fifoGroup === undefined ? {} : { messageGroupId: fifoGroup, orderBroken: true }),
   };
   const stored = await deps.quarantine.putContent(id, {
-    body: record.body,
+    ...exactBody(record),
     envelope: {
       ...evidence,
       attributes: record.attributes,
       messageAttributes: record.messageAttributes,
       md5OfBody: record.md5OfBody,
+      ...kafkaEvidence(record),
     },
   });
   await deps.quarantine.putRecord({
@@ -167,7 +169,7 @@ async function writeQuarantine(deps: ConsumerDeps, request: QuarantineRequest, i
 export async function quarantined(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   item: LedgerItem,
   reason: QuarantineRequest['reason'],
   charge: number,
@@ -179,4 +181,11 @@ export async function quarantined(
     return { kind: 'returned', why: outcome.why };
   }
   return { kind: 'quarantined', quarantineId: outcome.quarantineId };
+}
+
+/** A Kafka record's key and headers, exactly, beside its value in the body object (rule 3). */
+function kafkaEvidence(record: SourceRecord): object {
+  if (record.kafka === undefined) return {};
+  const { value: _inTheBody, ...kafka } = record.kafka;
+  return { kafka };
 }

@@ -3,13 +3,14 @@
  * (begin-attempt.ts), run the user's work, and end the attempt as the core decides. Every
  * decision is the core's; this file only carries them out.
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import { classifyWith } from '../core/classify';
 import { failureEventForMessage } from '../core/delivery';
 import { errorEvidence } from '../core/evidence';
 import { decideFailure } from '../core/failure';
 import type { LedgerItem } from '../core/types';
 import type { LedgerEntry } from '../ports/ledger';
+import type { SourceRecord } from '../ports/source';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
 import { handBackUnlessLastReceive } from './hand-back';
@@ -27,7 +28,7 @@ export type { RecordOutcome, RecordSession } from './record-outcome';
 export async function processRecord(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   remainingTimeMs: () => number,
 ): Promise<RecordOutcome> {
   // Paused during this batch (rule 7 or a stop): nothing more is started, but for a record on
@@ -43,6 +44,7 @@ export async function processRecord(
     attributes: record.attributes as unknown as Record<string, string | undefined>,
     messageAttributes: record.messageAttributes,
     attempt: item.attempts,
+    ...(record.kafka === undefined ? {} : { kafka: record.kafka }),
   };
   const work = workContext(deps, item, remainingTimeMs);
   try {
@@ -105,7 +107,7 @@ async function complete(
 async function endOnOwnTables(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   item: LedgerEntry,
   error: unknown,
   remainingTimeMs: () => number,
@@ -128,7 +130,7 @@ async function endOnOwnTables(
 async function endWithError(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   item: LedgerItem,
   error: unknown,
   madeUnrepeatableCall: boolean,

@@ -3,21 +3,26 @@
  * classifier for their own errors. The consumer wrapper records every attempt before calling it.
  */
 import type { ErrorClass } from '../core/types';
+import type { KafkaRecordDetails } from '../ports/source';
 
-/** One SQS message as the user's code sees it. */
+export type { KafkaRecordDetails } from '../ports/source';
+
+/** One message (an SQS message or a Kafka record) as the user's code sees it. */
 export interface QueueMessage {
-  /** The SQS message id. */
+  /** The SQS message id; a Kafka record's `topic-partition-offset`. */
   readonly messageId: string;
   /** The message key the ledger uses (default: messageId). */
   readonly key: string;
-  /** The body exactly as SQS delivered it. */
+  /** The body exactly as SQS delivered it; a Kafka record's value decoded as UTF-8. */
   readonly body: string;
-  /** SQS's system attributes of the message, as the event delivered them. */
+  /** SQS's system attributes of the message; a Kafka record's topic, partition, offset, timestamp. */
   readonly attributes: Readonly<Record<string, string | undefined>>;
-  /** The SQS message attributes, as the event delivered them. */
+  /** The SQS message attributes, as the event delivered them; a Kafka record's headers as String attributes. */
   readonly messageAttributes: Readonly<Record<string, unknown>>;
   /** Attempts started for this key, this one included. */
   readonly attempt: number;
+  /** A Kafka record as Lambda delivered it (key, value and header values base64); absent for SQS. */
+  readonly kafka?: KafkaRecordDetails;
 }
 
 /** Options of {@link WorkContext.external}. */

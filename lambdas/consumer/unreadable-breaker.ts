@@ -5,9 +5,9 @@
  * A record on its last receive, which the backstop would take past any evidence and any `pq`, is
  * quarantined instead (receive-limit, uncharged), without running.
  */
-import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { BREAKER_UNREADABLE_LOG_EVENT } from '../../contract/log-events';
 import { type UnreadableBreaker, unreadableBreakerEvidence, unreadableHoldSeconds } from '../core/breaker';
+import type { SourceRecord } from '../ports/source';
 import type { ConsumerDeps } from './deps';
 import { returnAfter } from './hand-back';
 import { onLastReceive } from './last-receive';
@@ -22,8 +22,8 @@ export async function holdWhileUnreadable(
   deps: ConsumerDeps,
   memory: EnvironmentMemory,
   breaker: UnreadableBreaker,
-  records: readonly SQSRecord[],
-): Promise<SQSBatchResponse> {
+  records: readonly SourceRecord[],
+): Promise<readonly SourceRecord[]> {
   deps.logger.error('the breaker item cannot be read: nothing runs until an operator resets it', {
     event: BREAKER_UNREADABLE_LOG_EVENT,
     problem: breaker.problem,
@@ -41,7 +41,7 @@ export async function holdWhileUnreadable(
     );
     if (staysInQueue(outcome)) handedBack.push(record);
   }
-  return { batchItemFailures: handedBack.map(({ messageId }) => ({ itemIdentifier: messageId })) };
+  return handedBack;
 }
 
 /** Nothing runs in this batch: no probe, no trial, and a stop changes nothing. */

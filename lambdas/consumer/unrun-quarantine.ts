@@ -2,8 +2,9 @@
  * Quarantining a record without running it (receive-limit, uncharged): where running it could
  * not be allowed and handing it back would let the backstop take it, past any evidence.
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import type { ErrorEvidence } from '../core/types';
+import type { SourceRecord } from '../ports/source';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
 import { quarantined } from './quarantine-step';
@@ -17,7 +18,7 @@ import type { RecordOutcome, RecordSession } from './record-outcome';
 export async function quarantineUnrun(
   deps: ConsumerDeps,
   session: RecordSession,
-  record: SQSRecord,
+  record: SourceRecord,
   error: ErrorEvidence,
 ): Promise<RecordOutcome> {
   const item = await beginAttempt(deps, session, record);

@@ -5,6 +5,7 @@
  */
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
+import { SOURCE_KIND, type SourceKind } from '../../contract/sources';
 import { ConfigError, type ConfigProblem } from './errors';
 import { type Policy, SQS_MAX_VISIBILITY_SECONDS } from './types';
 
@@ -31,9 +32,17 @@ export interface ConsumerConfig {
   readonly quarantineBucket: string;
   readonly controlTable: string;
   readonly stateMachines: StateMachineArns;
+  /** What the consumer reads (contract/sources.ts): its adapter is lambdas/sources/<kind>.ts. */
+  readonly sourceKind: SourceKind;
+  /** SQS only: the queue's URL (empty for Kafka). */
   readonly sourceQueueUrl: string;
+  /** The source as evidence and as the metrics' dimension: the queue's ARN; for Kafka, `cluster/topic`. */
   readonly sourceQueueArn: string;
   readonly fifo: boolean;
+  /** Records of one group run in order, one at a time (SQS FIFO; Kafka, per topic-partition). */
+  readonly ordered: boolean;
+  /** Kafka only: where the records come from (PQ_KAFKA_CLUSTER, PQ_KAFKA_TOPIC). */
+  readonly kafka?: { readonly cluster: string; readonly topic: string };
   readonly policy: Policy;
   /** Rule 11a: open quarantine records at which the consumer stops. */
   readonly quarantineCapacity: number;
@@ -57,7 +66,7 @@ const DOTTED_PATH = /^[^.]+(\.[^.]+)*$/;
 export function parseConfig(env: Environment): ConsumerConfig {
   const problems: ConfigProblem[] = [];
   const read = reader(env, problems);
-  const sourceQueueUrl = read.required(ENV.sourceQueueUrl, 'an SQS queue URL', /^https?:\/\/\S+$/);
+  const source = readSource(env, read, problems);
   const quarantineShareWindow = read.integer(ENV.quarantineShareWindow, DEFAULTS.quarantineShareWindow, 1);
   const breakerCooldownSeconds = read.integer(ENV.breakerCooldownSeconds, DEFAULTS.breakerCooldownSeconds, 1);
   const breakerMaxCooldownSeconds = read.integer(
@@ -75,10 +84,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
       pause: read.required(ENV.pauseStateMachineArn, 'a state machine ARN', ARN),
       verification: read.required(ENV.verificationStateMachineArn, 'a state machine ARN', ARN),
     },
-    sourceQueueUrl,
-    sourceQueueArn: read.required(ENV.sourceQueueArn, 'an SQS queue ARN', ARN),
-    // The construct always sets it; the queue's name is the fallback, since FIFO names end so.
-    fifo: read.boolean(ENV.fifo, sourceQueueUrl.endsWith('.fifo')),
+    ...source,
     policy: {
       attemptLimit: read.integer(ENV.attemptLimit, DEFAULTS.attemptLimit, 1),
       attemptTimeoutSeconds: read.integer(ENV.consumerTimeoutSeconds, DEFAULTS.consumerTimeoutSeconds, 1),
@@ -117,6 +123,46 @@ export function parseConfig(env: Environment): ConsumerConfig {
     throw new ConfigError(problems.sort((a, b) => rank(a.key) - rank(b.key)));
   }
   return config;
+}
+
+type Reader = ReturnType<typeof reader>;
+type SourceSettings = Pick<
+  ConsumerConfig,
+  'sourceKind' | 'sourceQueueUrl' | 'sourceQueueArn' | 'fifo' | 'ordered' | 'kafka'
+>;
+/** The variables of the other kind of source: set, they say the function is wired to the wrong one. */
+const SQS_ONLY = [ENV.sourceQueueUrl, ENV.sourceQueueArn, ENV.fifo, ENV.backstopMaxReceiveCount];
+const KAFKA_ONLY = [ENV.kafkaCluster, ENV.kafkaTopic];
+
+/** The source's settings: an SQS queue (the default) or a Kafka topic, never a mix of both. */
+function readSource(env: Environment, read: Reader, problems: ConfigProblem[]): SourceSettings {
+  const kind = read.optional(ENV.sourceKind, 'sqs or kafka', /^(sqs|kafka)$/) ?? SOURCE_KIND.sqs;
+  const foreign = kind === SOURCE_KIND.kafka ? SQS_ONLY : KAFKA_ONLY;
+  for (const name of foreign.filter((key) => env[key] !== undefined)) {
+    problems.push({ key: name, value: env[name], expected: `unset for the ${kind} source` });
+  }
+  if (kind === SOURCE_KIND.kafka) {
+    const cluster = read.required(ENV.kafkaCluster, 'an MSK cluster ARN or bootstrap servers');
+    const topic = read.required(ENV.kafkaTopic, 'a topic name');
+    return {
+      sourceKind: kind,
+      sourceQueueUrl: '',
+      sourceQueueArn: `${cluster}/${topic}`,
+      fifo: false,
+      ordered: true,
+      kafka: { cluster, topic },
+    };
+  }
+  const sourceQueueUrl = read.required(ENV.sourceQueueUrl, 'an SQS queue URL', /^https?:\/\/\S+$/);
+  // The construct always sets it; the queue's name is the fallback, since FIFO names end so.
+  const fifo = read.boolean(ENV.fifo, sourceQueueUrl.endsWith('.fifo'));
+  return {
+    sourceKind: SOURCE_KIND.sqs,
+    sourceQueueUrl,
+    sourceQueueArn: read.required(ENV.sourceQueueArn, 'an SQS queue ARN', ARN),
+    fifo,
+    ordered: fifo,
+  };
 }
 
 /** Unknown names sort last. */

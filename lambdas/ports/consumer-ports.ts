@@ -93,9 +93,10 @@ export interface ControlPort {
 
 /** The quarantine's write side: content to S3, records to the quarantine table, create-only. */
 export interface QuarantineStorePort {
+  /** `body` is text, or with `encoding: 'base64'` the exact bytes of a body text cannot hold. */
   putContent(
     id: string,
-    content: { readonly body: string; readonly envelope: object },
+    content: { readonly body: string; readonly encoding?: 'utf8' | 'base64'; readonly envelope: object },
   ): Promise<{ readonly bodyKey: string; readonly envelopeKey: string; readonly bodyBytes: number }>;
   putRecord(record: NewQuarantineRecord): Promise<{ readonly created: boolean }>;
   openRecordsAtLeast(limit: number): Promise<boolean>;

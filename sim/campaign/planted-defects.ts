@@ -5,7 +5,7 @@
  * (BREAKS); the campaign must report each within 2,000 schedules. With no defect planted every
  * wrapper is the identity.
  */
-import type { SQSRecord } from 'aws-lambda';
+
 import { LEDGER_STATE } from '../../contract/ledger';
 import type { quarantined } from '../../lambdas/consumer/quarantine-step';
 import type { processRecord } from '../../lambdas/consumer/record-lifecycle';
@@ -13,6 +13,7 @@ import type { ProcessorModule, QueueMessage, WorkContext } from '../../lambdas/c
 import type { workContext } from '../../lambdas/consumer/work-context';
 import type { DeliveryDecision } from '../../lambdas/core/delivery';
 import type { LedgerItem, Policy } from '../../lambdas/core/types';
+import type { SourceRecord } from '../../lambdas/ports/source';
 
 /** Each defect: the rule of docs/behaviour.md it breaks and how (docs/rule-breaks.md is generated from these). */
 export const BREAKS = {
@@ -147,11 +148,11 @@ export function plantedProcessRecord(actual: typeof processRecord, keyFor: KeyFo
 }
 
 /** The key the consumer works a record under (begin-attempt.ts `keyOfRecord`). */
-type KeyFor = (record: SQSRecord, keyPath: string | undefined) => string;
+type KeyFor = (record: SourceRecord, keyPath: string | undefined) => string;
 
 async function workUnrecorded(
   processor: ProcessorModule,
-  record: SQSRecord,
+  record: SourceRecord,
   key: string,
   remainingTimeMs: () => number,
 ): Promise<{ readonly error: unknown } | undefined> {

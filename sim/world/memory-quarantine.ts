@@ -31,10 +31,10 @@ export class MemoryQuarantine implements QuarantineStorePort {
 
   async putContent(
     id: string,
-    content: { readonly body: string; readonly envelope: object },
+    content: { readonly body: string; readonly encoding?: 'utf8' | 'base64'; readonly envelope: object },
   ): Promise<{ readonly bodyKey: string; readonly envelopeKey: string; readonly bodyBytes: number }> {
     const keys = quarantineObjectKeys(id);
-    const body = Buffer.from(content.body, 'utf8');
+    const body = Buffer.from(content.body, content.encoding ?? 'utf8');
     this.putOnce(keys.bodyKey, body);
     this.putOnce(keys.envelopeKey, Buffer.from(JSON.stringify(content.envelope), 'utf8'));
     return { ...keys, bodyBytes: body.length };

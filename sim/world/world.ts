@@ -9,11 +9,15 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { ENV } from '../../contract/env';
+import { SOURCE_KIND, type SourceKind } from '../../contract/sources';
 import { CallMeter } from '../../lambdas/consumer/call-meter';
 import { consumerHandler } from '../../lambdas/consumer/create-consumer';
+import type { ConsumerDeps } from '../../lambdas/consumer/deps';
 import type { ProcessorModule } from '../../lambdas/consumer/types';
 import { type ConsumerConfig, parseConfig } from '../../lambdas/core/config';
+import { timeMarginMs } from '../../lambdas/core/time-guard';
 import type { ConsumerPorts } from '../../lambdas/ports/consumer-ports';
+import { type KafkaEvent, kafkaSource } from '../../lambdas/sources/kafka';
 import type { FaultKind } from '../faults/fault-points';
 import { type FaultCall, withFaults } from '../faults/inject';
 import { Clock } from './clock';
@@ -55,7 +59,34 @@ export function worldEnvironment(overrides: Record<string, string> = {}): Record
   };
 }
 
+/** The world's Kafka topic and cluster (sim/world/kafka-mapping.ts plays its mapping). */
+export const WORLD_TOPIC = 'orders';
+export const WORLD_CLUSTER = '127.0.0.1:9092';
+
+/** A Kafka source's variables in place of the queue's: the same consumer, the other adapter. */
+export function kafkaWorldEnvironment(overrides: Record<string, string> = {}): Record<string, string> {
+  const {
+    [ENV.sourceQueueUrl]: _url,
+    [ENV.sourceQueueArn]: _arn,
+    [ENV.fifo]: _fifo,
+    ...common
+  } = worldEnvironment();
+  return {
+    ...common,
+    [ENV.sourceKind]: SOURCE_KIND.kafka,
+    [ENV.kafkaCluster]: WORLD_CLUSTER,
+    [ENV.kafkaTopic]: WORLD_TOPIC,
+    ...overrides,
+  };
+}
+
+function environmentOf(source: SourceKind | undefined, overrides?: Record<string, string>) {
+  return source === SOURCE_KIND.kafka ? kafkaWorldEnvironment(overrides) : worldEnvironment(overrides);
+}
+
 export interface WorldOptions {
+  /** The source the consumer reads. @default 'sqs' */
+  readonly source?: SourceKind;
   readonly env?: Record<string, string>;
   /** The user's module, built per environment (a scripted one needs to know whom it can kill). */
   readonly processorFor: (env: ExecutionEnvironment) => ProcessorModule;
@@ -130,7 +161,7 @@ export class World {
   private ids = 0;
 
   constructor(private readonly options: WorldOptions) {
-    this.config = parseConfig(worldEnvironment(options.env));
+    this.config = parseConfig(environmentOf(options.source, options.env));
     this.control = new MemoryControl(this.config.policy.breakerCooldownSeconds);
     this.queue = new MemoryQueue(this.clock, options.maxReceiveCount ?? 10);
     this.random = options.random ?? Math.random;
@@ -147,9 +178,19 @@ export class World {
     const config =
       overrides === undefined
         ? this.config
-        : parseConfig(worldEnvironment({ ...this.options.env, ...overrides }));
-    const handler = consumerHandler({
+        : parseConfig(environmentOf(this.options.source, { ...this.options.env, ...overrides }));
+    // A Kafka source hands records back through its own port, waiting on this environment's time.
+    const kafka =
+      config.kafka === undefined
+        ? undefined
+        : kafkaSource({
+            cluster: config.kafka.cluster,
+            marginMs: timeMarginMs(config.policy.attemptTimeoutSeconds),
+            sleep: (ms) => this.pass(env, ms),
+          });
+    const deps: ConsumerDeps = {
       ...ports,
+      ...(kafka === undefined ? {} : { queue: kafka.queue }),
       config,
       processor: this.options.processorFor(env),
       // WORLD_LOG_LEVEL=DEBUG shows what the consumers decided, when a case needs explaining.
@@ -167,7 +208,8 @@ export class World {
       sleep: (ms) => this.pass(env, ms),
       // A dead environment's timers never fire: no code of it runs after its death.
       alarm: (ms, signal) => this.timers.after(ms, signal, () => env.alive),
-    });
+    };
+    const handler = kafka === undefined ? consumerHandler(deps) : consumerHandler(deps, kafka.port);
     return Object.assign(env, { handle: handler as unknown as Handle });
   }
 
@@ -202,14 +244,22 @@ export class World {
   }
 
   /** One invocation; resolves as soon as the handler returns, throws, or the environment dies. */
-  async invoke(
+  invoke(
     env: ExecutionEnvironment & { readonly handle: Handle },
     records: SQSRecord[],
+  ): Promise<InvocationResult> {
+    return this.invokeWith(env, { Records: records } as SQSEvent);
+  }
+
+  /** One invocation with the source's own event (a Kafka event: sim/world/kafka-mapping.ts). */
+  async invokeWith(
+    env: ExecutionEnvironment & { readonly handle: Handle },
+    event: SQSEvent | KafkaEvent,
   ): Promise<InvocationResult> {
     if (!env.alive) return { kind: 'crashed' };
     env.deadline = this.clock.now() + this.config.policy.attemptTimeoutSeconds * 1000;
     const context = { getRemainingTimeInMillis: () => Math.max(0, env.deadline - this.clock.now()) };
-    const run = env.handle({ Records: records } as SQSEvent, context).then(
+    const run = (env.handle as AnyHandle)(event, context).then(
       (response): InvocationResult => ({
         kind: 'returned',
         failed: response.batchItemFailures.map((failure) => failure.itemIdentifier),
@@ -253,6 +303,10 @@ export type Handle = (
   event: SQSEvent,
   context: { getRemainingTimeInMillis(): number },
 ) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+type AnyHandle = (
+  event: SQSEvent | KafkaEvent,
+  context: { getRemainingTimeInMillis(): number },
+) => ReturnType<Handle>;
 
 function toRecord(message: {
   readonly messageId: string;

@@ -89,6 +89,7 @@ const SOURCE_FOLDERS = [
   'lambdas/ports',
   'lambdas/adapters',
   'lambdas/consumer',
+  'lambdas/sources',
   'lambdas/handlers',
   'cli',
   'console',
@@ -185,6 +186,21 @@ describe('the direction of dependencies', () => {
           resolvesInto(specifier, file, 'lambdas/adapters') && path.basename(file) !== 'create-consumer.ts',
       ),
     ).toEqual([]);
+  });
+
+  it('keeps each event shape in its source: lambdas/sources/ imports no adapter and no consumer, and under lambdas/consumer/ only create-consumer.ts imports it', () => {
+    expect([
+      ...violations(
+        'lambdas/sources',
+        (specifier, file) =>
+          resolvesInto(specifier, file, 'lambdas/adapters') || resolvesInto(specifier, file, 'lambdas/consumer'),
+      ),
+      ...violations(
+        'lambdas/consumer',
+        (specifier, file) =>
+          resolvesInto(specifier, file, 'lambdas/sources') && path.basename(file) !== 'create-consumer.ts',
+      ),
+    ]).toEqual([]);
   });
 
   it('keeps the runtime out of the infrastructure: lib/ points at handlers by path, never imports them', () => {

@@ -41,9 +41,11 @@ describe('parseConfig', () => {
         pause: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-pause',
         verification: 'arn:aws:states:eu-west-1:123456789012:stateMachine:pq-verification',
       },
+      sourceKind: 'sqs',
       sourceQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders',
       sourceQueueArn: 'arn:aws:sqs:eu-west-1:123456789012:orders',
       fifo: false,
+      ordered: false,
       policy: defaultPolicy(),
       quarantineCapacity: DEFAULTS.quarantineCapacity,
       backstopMaxReceiveCount: DEFAULTS.backstopMaxReceiveCount,
@@ -93,6 +95,7 @@ describe('parseConfig', () => {
     expect(config).toStrictEqual<ConsumerConfig>({
       ...parseConfig(required),
       fifo: true,
+      ordered: true,
       policy: {
         ...defaultPolicy(),
         attemptLimit: 5,
@@ -242,5 +245,76 @@ describe('parseConfig', () => {
     ],
   ])('policy: %s', (_name, env, expected) => {
     expect(parseConfig({ ...required, ...env }).policy).toStrictEqual({ ...defaultPolicy(), ...expected });
+  });
+});
+
+describe('parseConfig for a Kafka source (issue 38)', () => {
+  const { [ENV.sourceQueueUrl]: _url, [ENV.sourceQueueArn]: _arn, ...common } = required;
+  const kafka: Environment = {
+    ...common,
+    [ENV.sourceKind]: 'kafka',
+    [ENV.kafkaCluster]: 'arn:aws:kafka:eu-west-1:123456789012:cluster/orders/abc',
+    [ENV.kafkaTopic]: 'orders',
+  };
+
+  it('given a Kafka source, then it is ordered, needs no queue, and names the cluster and topic', () => {
+    // Act
+    const config = parseConfig(kafka);
+
+    // Assess
+    expect(config).toMatchObject({
+      sourceKind: 'kafka',
+      sourceQueueUrl: '',
+      sourceQueueArn: 'arn:aws:kafka:eu-west-1:123456789012:cluster/orders/abc/orders',
+      fifo: false,
+      ordered: true,
+      kafka: { cluster: 'arn:aws:kafka:eu-west-1:123456789012:cluster/orders/abc', topic: 'orders' },
+    });
+  });
+
+  it('given a Kafka source without its cluster or topic, then both are named', () => {
+    // Act
+    const problems = problemsOf({ ...common, [ENV.sourceKind]: 'kafka' });
+
+    // Assess
+    expect(problems.map(({ key }) => key)).toStrictEqual([ENV.kafkaCluster, ENV.kafkaTopic]);
+  });
+
+  it('given a Kafka source with the queue variables, then each is refused as the wrong source', () => {
+    // Act
+    const problems = problemsOf({ ...kafka, ...required, [ENV.fifo]: 'false' });
+
+    // Assess
+    expect(problems).toStrictEqual([
+      {
+        key: ENV.sourceQueueUrl,
+        value: required[ENV.sourceQueueUrl],
+        expected: 'unset for the kafka source',
+      },
+      {
+        key: ENV.sourceQueueArn,
+        value: required[ENV.sourceQueueArn],
+        expected: 'unset for the kafka source',
+      },
+      { key: ENV.fifo, value: 'false', expected: 'unset for the kafka source' },
+    ]);
+  });
+
+  it('given an SQS source with a Kafka topic, then the topic is refused', () => {
+    // Act
+    const problems = problemsOf({ ...required, [ENV.kafkaTopic]: 'orders' });
+
+    // Assess
+    expect(problems).toStrictEqual([
+      { key: ENV.kafkaTopic, value: 'orders', expected: 'unset for the sqs source' },
+    ]);
+  });
+
+  it('given an unknown source kind, then it is named', () => {
+    // Act
+    const problems = problemsOf({ ...required, [ENV.sourceKind]: 'kinesis' });
+
+    // Assess
+    expect(problems).toStrictEqual([{ key: ENV.sourceKind, value: 'kinesis', expected: 'sqs or kafka' }]);
   });
 });

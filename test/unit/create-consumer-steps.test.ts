@@ -18,7 +18,7 @@ const handed = vi.hoisted(() => ({ deps: [] as unknown[] }));
 vi.mock('../../lambdas/consumer/batch', () => ({
   handleBatch: async (deps: unknown) => {
     handed.deps.push(deps);
-    return { batchItemFailures: [] };
+    return [];
   },
 }));
 

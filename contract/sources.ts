@@ -1,0 +1,42 @@
+/**
+ * The event sources a consumer can be wired to, and what crosses a process boundary of each:
+ * the construct sets the kind (contract/env.ts `PQ_SOURCE_KIND`), the consumer picks the adapter
+ * of that kind (lambdas/sources), and the local runners build the events the adapters read.
+ */
+export const SOURCE_KIND = {
+  /** An SQS queue (standard or FIFO) through Lambda's SQS event source mapping. */
+  sqs: 'sqs',
+  /** A Kafka topic (Amazon MSK or self-managed) through Lambda's Kafka event source mapping. */
+  kafka: 'kafka',
+} as const;
+
+export type SourceKind = (typeof SOURCE_KIND)[keyof typeof SOURCE_KIND];
+
+/** Lambda's `eventSource` of a Kafka event, by kind of cluster. */
+export const KAFKA_EVENT_SOURCE = {
+  msk: 'aws:kafka',
+  selfManaged: 'SelfManagedKafka',
+} as const;
+
+/**
+ * A Kafka record's id, as Lambda's Kafka partial batch response names it (`topic-partition-offset`):
+ * the ledger's default message key, so an attempt record is keyed by topic, partition and offset.
+ */
+export function kafkaRecordId(topic: string, partition: number, offset: number | string): string {
+  return `${topic}-${partition}-${offset}`;
+}
+
+/** The ordering group of a Kafka record: its topic-partition, as the event groups records. */
+export function kafkaPartitionKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+/**
+ * The headers an operator's replay adds to the record it produces back to its topic: which
+ * quarantine record it came from and the ledger key it continues (as the SQS message attributes of
+ * contract/message-attributes.ts do for a queue).
+ */
+export const KAFKA_REPLAY_HEADERS = {
+  replayOf: 'pq-replay-of',
+  messageKey: 'pq-message-key',
+} as const;
