@@ -18,8 +18,13 @@ import { OPERATIONS_METRIC } from './operations/protocol';
 export interface QuarantineAlarmsProps {
   /** Every alarm's action publishes to this topic. */
   readonly topic: sns.ITopic;
-  /** The source queue: the age of its oldest message, and the series of the consumer's counts for it. */
-  readonly queue: sqs.IQueue;
+  /** The source queue, whose oldest message's age raises an alarm; none for a Kafka source. */
+  readonly queue?: sqs.IQueue;
+  /**
+   * The source's name (the queue's ARN, or a Kafka source's `<cluster>/<topic>`): the `Queue`
+   * dimension of the consumer's counts and of the state machines' metrics for this pipeline.
+   */
+  readonly sourceName: string;
   /** The backstop queue; with it, an alarm when it holds messages. */
   readonly deadLetterQueue?: sqs.IQueue;
   /** The consumer function, whose errors raise an alarm. */
@@ -57,8 +62,7 @@ export class QuarantineAlarms extends Construct {
   public readonly quarantined: cloudwatch.Alarm;
   /** The backstop (dead-letter) queue holds messages; undefined when the pipeline has none it knows. */
   public readonly backstopNotEmpty?: cloudwatch.Alarm;
-  /** The oldest source message is older than `oldestMessageAgeAlarm`. */
-  public readonly oldestMessageAge: cloudwatch.Alarm;
+  private readonly oldestMessageAgeAlarm?: cloudwatch.Alarm;
   /** The consumer function failed invocations. */
   public readonly consumerErrors: cloudwatch.Alarm;
   /** An outcome-unknown record was made (rule 8). */
@@ -97,7 +101,7 @@ export class QuarantineAlarms extends Construct {
         metric: quarantined.metric({
           statistic: 'Sum',
           period: Duration.minutes(1),
-          dimensionsMap: { Queue: props.queue.queueArn },
+          dimensionsMap: { Queue: props.sourceName },
         }),
         threshold: 0,
       },
@@ -114,14 +118,16 @@ export class QuarantineAlarms extends Construct {
         },
       );
     }
-    this.oldestMessageAge = this.add(
-      'OldestMessageAge',
-      'The oldest source message is older than the stated age: consumption may be paused.',
-      {
-        metric: props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1) }),
-        threshold: props.oldestMessageAge.toSeconds(),
-      },
-    );
+    if (props.queue) {
+      this.oldestMessageAgeAlarm = this.add(
+        'OldestMessageAge',
+        'The oldest source message is older than the stated age: consumption may be paused.',
+        {
+          metric: props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1) }),
+          threshold: props.oldestMessageAge.toSeconds(),
+        },
+      );
+    }
     this.consumerErrors = this.add(
       'ConsumerErrors',
       'The consumer function failed invocations (crashes, timeouts, stops).',
@@ -130,7 +136,7 @@ export class QuarantineAlarms extends Construct {
         threshold: 0,
       },
     );
-    const metrics = new PipelineMetrics(props.queue.queueArn);
+    const metrics = new PipelineMetrics(props.sourceName);
     this.outcomeUnknown = this.add(
       'OutcomeUnknown',
       "A message's outcome is unknown: its call may have reached the outside system. Check that system, then pq verify.",
@@ -201,11 +207,24 @@ export class QuarantineAlarms extends Construct {
         metric: unreadable.metric({
           statistic: 'Sum',
           period: Duration.minutes(1),
-          dimensionsMap: { Queue: props.queue.queueArn },
+          dimensionsMap: { Queue: props.sourceName },
         }),
         threshold: 0,
       },
     );
+  }
+
+  /**
+   * The oldest source message is older than `oldestMessageAgeAlarm`. A pipeline reading a Kafka
+   * topic has no queue, hence no such alarm: reading it throws.
+   */
+  public get oldestMessageAge(): cloudwatch.Alarm {
+    if (this.oldestMessageAgeAlarm === undefined) {
+      throw new Error(
+        `${this.node.path} watches a Kafka source: it has no oldestMessageAge alarm (a queue's)`,
+      );
+    }
+    return this.oldestMessageAgeAlarm;
   }
 
   /**

@@ -9,7 +9,10 @@ import { PipelineMetrics } from './metrics';
 import { OPERATIONS_METRIC } from './operations/protocol';
 
 export interface QuarantineDashboardProps {
-  readonly queue: sqs.IQueue;
+  /** The source queue, whose depth and oldest message are shown; none for a Kafka source. */
+  readonly queue?: sqs.IQueue;
+  /** The source's name: the `Queue` dimension of this pipeline's own metrics. */
+  readonly sourceName: string;
   readonly deadLetterQueue?: sqs.IQueue;
   readonly consumer: lambda.IFunction;
   readonly stateMachines: { readonly pause: sfn.IStateMachine; readonly verification: sfn.IStateMachine };
@@ -29,7 +32,7 @@ export class QuarantineDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: QuarantineDashboardProps) {
     super(scope, id);
-    const metrics = new PipelineMetrics(props.queue.queueArn);
+    const metrics = new PipelineMetrics(props.sourceName);
     const consumer = (name: ConsumerMetric) => metrics.consumer(name, { period: PERIOD });
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
       widgets: [
@@ -93,8 +96,12 @@ export class QuarantineDashboard extends Construct {
   }
 }
 
-/** The source queue's depth and oldest message, and the backstop's depth when the construct made it. */
+/**
+ * The source queue's depth and oldest message, and the backstop's depth when the construct knows
+ * it; nothing for a Kafka source.
+ */
 function queueWidgets(props: QuarantineDashboardProps): cloudwatch.IWidget[] {
+  if (props.queue === undefined) return [];
   const source = new cloudwatch.GraphWidget({
     title: 'Source queue',
     left: [

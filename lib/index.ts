@@ -10,5 +10,6 @@ export { CONSUMER_METRIC, type ConsumerMetric } from '../contract/metrics';
 export { QUARANTINE_REASONS, type QuarantineReason } from '../contract/quarantine';
 export type { ExecutionAlarms, QuarantineAlarms, QuarantineAlarmsProps } from './alarms';
 export type { ConsumerFunction, ConsumerFunctionProps } from './consumer-function';
+export type { KafkaSourceProps } from './kafka-source-props';
 export type { ConsumerMetricOptions } from './metrics';
 export { PoisonQuarantine, type PoisonQuarantineProps } from './poison-quarantine';

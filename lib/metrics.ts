@@ -35,10 +35,11 @@ function checkReason(metricName: ConsumerMetric, reason: string): void {
 /**
  * poison-quarantine's own metrics of one pipeline, as the alarms and the dashboard read them:
  * the consumer's (contract/metrics.ts, embedded in its log) and the operations state machines'
- * (lib/operations/protocol.ts), each series named by the source queue's ARN.
+ * (lib/operations/protocol.ts), each series named by the source: the queue's ARN, or a Kafka
+ * source's `<cluster>/<topic>`.
  */
 export class PipelineMetrics {
-  constructor(private readonly queueArn: string) {}
+  constructor(private readonly sourceName: string) {}
 
   /**
    * A consumer count, summed per minute unless `options` say otherwise; with `reason`, the
@@ -55,7 +56,7 @@ export class PipelineMetrics {
       metricName,
       dimensionsMap: {
         [METRIC_DIMENSION.service]: METRIC_SERVICE,
-        [METRIC_DIMENSION.queue]: this.queueArn,
+        [METRIC_DIMENSION.queue]: this.sourceName,
         ...(reason === undefined ? {} : { [METRIC_DIMENSION.reason]: reason }),
       },
     });
@@ -70,7 +71,7 @@ export class PipelineMetrics {
     return new cloudwatch.MathExpression({
       expression:
         `SEARCH('{${METRIC_NAMESPACE},${queue},${reason},${service}} MetricName="${metricName}" ` +
-        `${queue}="${this.queueArn}"', 'Sum', ${period.toSeconds()})`,
+        `${queue}="${this.sourceName}"', 'Sum', ${period.toSeconds()})`,
       usingMetrics: {},
       label: '',
       period,
@@ -84,7 +85,7 @@ export class PipelineMetrics {
       metricName,
       statistic,
       period,
-      dimensionsMap: { [METRIC_DIMENSION.queue]: this.queueArn },
+      dimensionsMap: { [METRIC_DIMENSION.queue]: this.sourceName },
     });
   }
 }

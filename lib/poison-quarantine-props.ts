@@ -1,4 +1,4 @@
-import { type Duration, type RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -7,6 +7,11 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { DEFAULTS } from '../contract/defaults';
 import { bundlingProblems } from './consumer-bundling';
+import {
+  KAFKA_MAX_CONSUMER_TIMEOUT_SECONDS,
+  type KafkaSourceProps,
+  kafkaSourceProblems,
+} from './kafka-source-props';
 import { sourceQueueProblems } from './source-queue-limits';
 
 /** Properties of {@link PoisonQuarantine}. */
@@ -18,24 +23,36 @@ export interface PoisonQuarantineProps {
   readonly processorEntry: string;
 
   /**
+   * Read a Kafka topic (Amazon MSK or self-managed) instead of an SQS queue. One source per
+   * construct: with it no queue, backstop queue or queue alarm is created, and the queue settings
+   * (`queue`, `fifo`, `visibilityTimeout`, `backstopMaxReceiveCount`, `backstopQueue`,
+   * `maxConcurrency`, `oldestMessageAgeAlarm`) are refused. `batchSize` and `maxBatchingWindow`
+   * apply to its mapping; `consumerTimeout` may be at most 840 seconds (Lambda's limit for Kafka).
+   * @default - an SQS queue: `queue`, or a new one
+   */
+  readonly kafka?: KafkaSourceProps;
+
+  /**
    * An existing source queue. Give either this or the queue settings (`fifo`,
    * `visibilityTimeout`), never both; `backstopMaxReceiveCount` states its redrive limit. It is
    * checked as a created one: a queue of the app's stacks needs a visibility timeout of at least
    * 6x `consumerTimeout` and a redrive, if any, no sooner than `backstopMaxReceiveCount` allows;
-   * an imported queue's visibility cannot be read (a synth warning says what it must be).
+   * an imported queue's visibility cannot be read (a synth warning says what it must be). SQS
+   * only: refused with `kafka`.
    * @default - a new queue: SQS-managed encryption, SSL only, 14-day retention, 1 MiB messages,
    * and a backstop dead-letter queue.
    */
   readonly queue?: sqs.IQueue;
 
   /**
-   * Create a FIFO source queue (and FIFO backstop queue).
+   * Create a FIFO source queue (and FIFO backstop queue). SQS only: refused with `kafka`.
    * @default false
    */
   readonly fifo?: boolean;
 
   /**
-   * Visibility timeout of the created source queue; at least 6x `consumerTimeout`.
+   * Visibility timeout of the created source queue; at least 6x `consumerTimeout`. SQS only:
+   * refused with `kafka`.
    * @default - 6x `consumerTimeout`
    */
   readonly visibilityTimeout?: Duration;
@@ -47,7 +64,7 @@ export interface PoisonQuarantineProps {
    * hand-backs without an attempt). The consumer quarantines a record on its last receive
    * instead of handing it back, so it must know this limit: with `queue`, it is that queue's
    * redrive maxReceiveCount, required for an imported queue (CDK cannot read it), and taken from
-   * a queue of the app's stacks (given, it must match).
+   * a queue of the app's stacks (given, it must match). SQS only: refused with `kafka`.
    * @default - 10, or `attemptLimit + transientRetries + 4` when more; a given queue's own
    */
   readonly backstopMaxReceiveCount?: number;
@@ -57,6 +74,7 @@ export interface PoisonQuarantineProps {
    * BackstopNotEmpty alarm, the dashboard and `grantOperator` cover it. `pq backstop` finds it
    * from the queue's redrive policy either way, but without this an operator role has no rights
    * on it. Only with `queue`; for a queue of the app's stacks it must be that queue's target.
+   * SQS only: refused with `kafka`.
    * @default - the created queue's backstop; a given queue of the app's stacks: its redrive
    * target; an imported queue: none (no alarm, no operator rights on its dead-letter queue)
    */
@@ -114,13 +132,14 @@ export interface PoisonQuarantineProps {
 
   /**
    * A dotted path into a JSON body whose value identifies the message across redeliveries and
-   * re-sends (for example `order.id`). A body without it falls back to the SQS messageId.
-   * @default - the SQS messageId
+   * re-sends (for example `order.id`). A body without it falls back to the SQS messageId, or a
+   * Kafka record's `<topic>-<partition>-<offset>`.
+   * @default - the SQS messageId; a Kafka record's `<topic>-<partition>-<offset>`
    */
   readonly messageKeyPath?: string;
 
   /**
-   * Timeout of the consumer function.
+   * Timeout of the consumer function (1..900 seconds; with `kafka`, at most 840).
    * @default Duration.seconds(30)
    */
   readonly consumerTimeout?: Duration;
@@ -132,19 +151,21 @@ export interface PoisonQuarantineProps {
   readonly memorySize?: number;
 
   /**
-   * Records per invocation (1..10,000; FIFO 1..10).
+   * Records per invocation (1..10,000; FIFO 1..10), for either source.
    * @default 10
    */
   readonly batchSize?: number;
 
   /**
-   * How long the event source gathers records before invoking (0..300 s; not for FIFO).
-   * @default - no batching window
+   * How long the event source gathers records before invoking (0..300 s; not for FIFO), for
+   * either source.
+   * @default - none for SQS; Lambda's 500 ms for `kafka`
    */
   readonly maxBatchingWindow?: Duration;
 
   /**
-   * Maximum concurrent invocations the event source mapping makes (2..1000).
+   * Maximum concurrent invocations the event source mapping makes (2..1000). SQS only: refused
+   * with `kafka`, whose mapping scales by the topic's partitions.
    * @default 2
    */
   readonly maxConcurrency?: number;
@@ -247,7 +268,7 @@ export interface PoisonQuarantineProps {
   readonly alarmTopic?: sns.ITopic;
 
   /**
-   * Age of the oldest source message that raises an alarm.
+   * Age of the oldest source message that raises an alarm. SQS only: refused with `kafka`.
    * @default Duration.minutes(15)
    */
   readonly oldestMessageAgeAlarm?: Duration;
@@ -318,11 +339,19 @@ export function validateProps(props: PoisonQuarantineProps): void {
   integer('maxConcurrency', props.maxConcurrency, 2, 1000);
   integer('inProcessConcurrency', props.inProcessConcurrency, 1, 100);
 
-  const fifo = props.queue?.fifo ?? props.fifo ?? false;
+  const kafka = props.kafka;
+  const fifo = kafka === undefined && (props.queue?.fifo ?? props.fifo ?? false);
   integer('batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
   const batchSize = known(props.batchSize);
   const batchingWindow = knownSeconds(props.maxBatchingWindow);
-  if (!fifo && batchSize !== undefined && batchSize > 10 && (batchingWindow ?? 0) < 1) {
+  // SQS's rule: a Kafka mapping takes any batch size with or without a window.
+  if (
+    kafka === undefined &&
+    !fifo &&
+    batchSize !== undefined &&
+    batchSize > 10 &&
+    (batchingWindow ?? 0) < 1
+  ) {
     errors.push(
       `batchSize above 10 needs a maxBatchingWindow of at least 1 second ` +
         `(given batchSize ${batchSize}, maxBatchingWindow ${batchingWindow ?? 0} s)`,
@@ -337,7 +366,20 @@ export function validateProps(props: PoisonQuarantineProps): void {
   if (consumerTimeout !== undefined && (consumerTimeout < 1 || consumerTimeout > 900)) {
     errors.push(`consumerTimeout must be from 1 to 900 seconds (given ${consumerTimeout} s)`);
   }
-  errors.push(...sourceQueueProblems(props, consumerTimeout));
+  errors.push(
+    ...(kafka === undefined
+      ? sourceQueueProblems(props, consumerTimeout)
+      : [...queueSettingsWithKafka(props), ...kafkaSourceProblems(kafka)]),
+  );
+  if (
+    kafka !== undefined &&
+    consumerTimeout !== undefined &&
+    consumerTimeout > KAFKA_MAX_CONSUMER_TIMEOUT_SECONDS
+  ) {
+    errors.push(
+      `consumerTimeout must be at most ${KAFKA_MAX_CONSUMER_TIMEOUT_SECONDS} seconds with kafka, Lambda's limit for a Kafka mapping's function (given ${consumerTimeout} s)`,
+    );
+  }
   if (batchingWindow !== undefined && (batchingWindow < 0 || batchingWindow > 300)) {
     errors.push(`maxBatchingWindow must be from 0 to 300 seconds (given ${batchingWindow} s)`);
   }
@@ -380,6 +422,37 @@ export function validateProps(props: PoisonQuarantineProps): void {
   if (errors.length > 0) {
     throw new Error(`Invalid PoisonQuarantine props:\n- ${errors.join('\n- ')}`);
   }
+}
+
+/** The props that only an SQS source has, with `kafka` (lib/kafka-source-props.ts documents the rest). */
+const QUEUE_SETTINGS = [
+  'queue',
+  'fifo',
+  'visibilityTimeout',
+  'backstopMaxReceiveCount',
+  'backstopQueue',
+  'maxConcurrency',
+  'oldestMessageAgeAlarm',
+] as const;
+
+/** A queue setting given beside `kafka`, each refused with its value. */
+function queueSettingsWithKafka(props: PoisonQuarantineProps): string[] {
+  return QUEUE_SETTINGS.filter((name) => props[name] !== undefined).map(
+    (name) =>
+      `${name} is a setting of an SQS source, refused with kafka (given ${name} ${describe(props[name])})`,
+  );
+}
+
+/** A prop's value as a message names it: a queue by its ARN (or path), a duration in seconds. */
+function describe(value: sqs.IQueue | Duration | boolean | number | undefined): string {
+  if (value instanceof Duration) {
+    const seconds = knownSeconds(value);
+    return seconds === undefined ? value.toString() : `${seconds} s`;
+  }
+  if (typeof value === 'object') {
+    return Token.isUnresolved(value.queueArn) ? value.node.path : value.queueArn;
+  }
+  return String(value);
 }
 
 /** Lambda's limit of layers on one function. */

@@ -3,6 +3,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -20,28 +21,32 @@ import {
   OPEN_RECORDS_COUNTER,
   QUARANTINE_RECORD_ID_PREFIX,
 } from '../contract/quarantine';
+import { SOURCE_KIND } from '../contract/sources';
 import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
 import { QuarantineDashboard } from './dashboard';
+import { addKafkaSource, kafkaCluster, kafkaSourceName } from './kafka-source';
+import type { KafkaSourceProps } from './kafka-source-props';
 import { type ConsumerMetricOptions, PipelineMetrics } from './metrics';
 import { PauseStateMachine } from './operations/pause-state-machine';
+import type { EventSourceMappingRef } from './operations/steps';
 import { VerificationStateMachine } from './operations/verification-state-machine';
 import { type PoisonQuarantineProps, validateProps } from './poison-quarantine-props';
 import { QuarantineStorage } from './quarantine-storage';
 import { backstopMaxReceiveCount, knownBackstop, warnUncheckedVisibility } from './source-queue-limits';
 import { StateTables } from './state-tables';
 
+export type { KafkaSourceProps } from './kafka-source-props';
 export type { PoisonQuarantineProps } from './poison-quarantine-props';
 
 /**
- * An SQS queue wired to a Lambda consumer that records every attempt before its work starts,
- * quarantines poison messages with their exact content and evidence, and hands what needs a
- * person or a pause to two Step Functions state machines. See README.md for the behaviour.
+ * An SQS queue (or, with `kafka`, a Kafka topic) wired to a Lambda consumer that records every
+ * attempt before its work starts, quarantines poison messages with their exact content and
+ * evidence, and hands what needs a person or a pause to two Step Functions state machines. See
+ * README.md for the behaviour.
  */
 export class PoisonQuarantine extends Construct {
-  /** The source queue: the `queue` prop, or the one created. */
-  public readonly queue: sqs.IQueue;
   /**
    * The native-redrive backstop: the created one, a given queue's redrive target when CDK knows it,
    * or the `backstopQueue` prop; undefined for an imported queue without that prop.
@@ -49,8 +54,11 @@ export class PoisonQuarantine extends Construct {
   public readonly deadLetterQueue?: sqs.IQueue;
   /** The consumer function: the project's wrapper bundled with the user's processing module. */
   public readonly consumer: ConsumerFunction;
-  /** The consumer's SQS event source: its mapping is what a pause disables and restores. */
-  public readonly eventSource: SqsEventSource;
+  /**
+   * With `kafka`: the consumer's Kafka event source mapping, which a pause disables and restores;
+   * undefined for an SQS source (see `eventSource`).
+   */
+  public readonly kafkaEventSourceMapping?: lambda.EventSourceMapping;
   /** The attempts ledger: one item per message key (docs/design.md). */
   public readonly attemptsTable: dynamodb.Table;
   /** The control state: breaker, isolation trial, failure window, replay freeze (docs/design.md). */
@@ -70,6 +78,11 @@ export class PoisonQuarantine extends Construct {
   /** Queue, consumer, quarantines, breaker and executions on one page (lib/dashboard.ts). */
   public readonly dashboard: cloudwatch.Dashboard;
   private readonly storage: QuarantineStorage;
+  private readonly sourceQueue?: sqs.IQueue;
+  private readonly sqsEventSource?: SqsEventSource;
+  private readonly kafka?: KafkaSourceProps;
+  /** The name of this pipeline's metric series: the queue's ARN, or the Kafka cluster and topic. */
+  private readonly sourceName: string;
   /** Its runs are every run of every pause (`pause-<epoch>`, `pause-<epoch>-r<n>`): their status is read. */
   private readonly pauseMachine: OperationsMachineNames;
   /** Its runs are the outcome-unknown waits (`ou-<quarantine id>`): pq verify reads whether one still runs. */
@@ -83,9 +96,15 @@ export class PoisonQuarantine extends Construct {
     warnUncheckedVisibility(this, props, consumerTimeout.toSeconds());
     const logRetention = logs.RetentionDays.ONE_MONTH;
 
-    const created = props.queue ? undefined : this.createQueues(props, consumerTimeout);
-    this.queue = props.queue ?? (created as { queue: sqs.Queue }).queue;
-    this.deadLetterQueue = created?.deadLetterQueue ?? knownBackstop(props);
+    if (props.kafka === undefined) {
+      const created = props.queue ? undefined : this.createQueues(props, consumerTimeout);
+      this.sourceQueue = props.queue ?? (created as { queue: sqs.Queue }).queue;
+      this.deadLetterQueue = created?.deadLetterQueue ?? knownBackstop(props);
+      this.sourceName = this.sourceQueue.queueArn;
+    } else {
+      this.kafka = props.kafka;
+      this.sourceName = kafkaSourceName(props.kafka);
+    }
 
     const tables = new StateTables(this, 'State', { removalPolicy });
     this.attemptsTable = tables.attempts;
@@ -125,18 +144,36 @@ export class PoisonQuarantine extends Construct {
       bundling: props.bundling,
       tracing: props.tracing,
     });
-    this.eventSource = new SqsEventSource(this.queue, {
-      batchSize: props.batchSize ?? DEFAULTS.batchSize,
-      maxBatchingWindow: props.maxBatchingWindow,
-      maxConcurrency: props.maxConcurrency ?? DEFAULTS.maxConcurrency,
-      reportBatchItemFailures: true,
-    });
-    this.consumer.addEventSource(this.eventSource);
+    let mapping: EventSourceMappingRef;
+    if (this.kafka === undefined) {
+      this.sqsEventSource = new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? DEFAULTS.batchSize,
+        maxBatchingWindow: props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency ?? DEFAULTS.maxConcurrency,
+        reportBatchItemFailures: true,
+      });
+      this.consumer.addEventSource(this.sqsEventSource);
+      mapping = {
+        id: this.sqsEventSource.eventSourceMappingId,
+        arn: this.sqsEventSource.eventSourceMappingArn,
+        scales: true,
+      };
+    } else {
+      this.kafkaEventSourceMapping = addKafkaSource(this.consumer, this.kafka, {
+        batchSize: props.batchSize ?? DEFAULTS.batchSize,
+        maxBatchingWindow: props.maxBatchingWindow,
+      });
+      mapping = {
+        id: this.kafkaEventSourceMapping.eventSourceMappingId,
+        arn: this.kafkaEventSourceMapping.eventSourceMappingArn,
+        scales: false,
+      };
+    }
     this.grantConsumer(tables, storage);
 
     const operations = {
       topic: this.topic,
-      queueArn: this.queue.queueArn,
+      sourceName: this.sourceName,
       logRetention,
       operatorHeartbeat: props.operatorHeartbeat ?? Duration.seconds(DEFAULTS.operatorHeartbeatSeconds),
       operatorTimeout: props.operatorTimeout ?? Duration.seconds(DEFAULTS.operatorTimeoutSeconds),
@@ -144,10 +181,7 @@ export class PoisonQuarantine extends Construct {
     this.pauseStateMachine = new PauseStateMachine(this, 'Pause', {
       ...operations,
       stateMachineName: this.pauseMachine.name,
-      eventSourceMapping: {
-        id: this.eventSource.eventSourceMappingId,
-        arn: this.eventSource.eventSourceMappingArn,
-      },
+      eventSourceMapping: mapping,
       controlTable: this.controlTable,
       pauseDefaults: breakerTimings(props),
     }).stateMachine;
@@ -160,7 +194,8 @@ export class PoisonQuarantine extends Construct {
 
     this.alarms = new QuarantineAlarms(this, 'Alarms', {
       topic: this.topic,
-      queue: this.queue,
+      queue: this.sourceQueue,
+      sourceName: this.sourceName,
       deadLetterQueue: this.deadLetterQueue,
       consumer: this.consumer,
       consumerLogGroup: this.consumer.logGroup,
@@ -169,13 +204,38 @@ export class PoisonQuarantine extends Construct {
       stateMachines: { pause: this.pauseStateMachine, verification: this.verificationStateMachine },
     });
     this.dashboard = new QuarantineDashboard(this, 'Dashboard', {
-      queue: this.queue,
+      queue: this.sourceQueue,
+      sourceName: this.sourceName,
       deadLetterQueue: this.deadLetterQueue,
       consumer: this.consumer,
       stateMachines: { pause: this.pauseStateMachine, verification: this.verificationStateMachine },
       alarms: this.alarms.alarms,
     }).dashboard;
     this.addOutputs();
+  }
+
+  /**
+   * The source queue: the `queue` prop, or the one created. A pipeline reading a Kafka topic has
+   * none: reading it throws.
+   */
+  public get queue(): sqs.IQueue {
+    if (this.sourceQueue === undefined) throw this.noQueue('queue');
+    return this.sourceQueue;
+  }
+
+  /**
+   * The consumer's SQS event source: its mapping is what a pause disables and restores. A pipeline
+   * reading a Kafka topic has none (its mapping is `kafkaEventSourceMapping`): reading it throws.
+   */
+  public get eventSource(): SqsEventSource {
+    if (this.sqsEventSource === undefined) throw this.noQueue('eventSource');
+    return this.sqsEventSource;
+  }
+
+  private noQueue(member: string): Error {
+    return new Error(
+      `${this.node.path} reads the Kafka topic ${this.kafka?.topic}: it has no ${member} (an SQS source's; see kafkaEventSourceMapping)`,
+    );
   }
 
   /**
@@ -203,7 +263,7 @@ export class PoisonQuarantine extends Construct {
 
   /** Any count the consumer publishes (CONSUMER_METRIC), of this pipeline's queue. */
   public metricConsumer(metricName: ConsumerMetric, options: ConsumerMetricOptions = {}): cloudwatch.Metric {
-    return new PipelineMetrics(this.queue.queueArn).consumer(metricName, options);
+    return new PipelineMetrics(this.sourceName).consumer(metricName, options);
   }
 
   /**
@@ -227,7 +287,8 @@ export class PoisonQuarantine extends Construct {
    * Three cannot be narrowed and are acknowledged for cdk-nag on the grantee's policy: task
    * answers (states:SendTaskSuccess), listing the consumer's mappings and reading the queue's
    * oldest message age (cloudwatch:GetMetricData) take Resource "*". That acknowledgement is by
-   * finding id, so it also covers other `*` grants of the same principal.
+   * finding id, so it also covers other `*` grants of the same principal. A pipeline reading a
+   * Kafka topic grants no queue or backstop rights (it has neither) and no producing to the topic.
    */
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
     const grant = [
@@ -275,7 +336,20 @@ export class PoisonQuarantine extends Construct {
     ];
   }
 
+  /**
+   * A Kafka pipeline's operator gets the content reads only: it has no queue to replay onto or
+   * read the depth of, and no backstop to take from (replaying to a topic is not granted here).
+   */
   private operatorContentAndQueueGrants(grantee: iam.IGrantable): iam.Grant[] {
+    const queue = this.sourceQueue;
+    const read = (actions: string[], resourceArn: string) =>
+      iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [resourceArn] });
+    if (queue === undefined) {
+      return [
+        read(['s3:GetObject'], this.quarantineBucket.arnForObjects(`${QUARANTINE_PREFIX}*`)),
+        read(['s3:ListBucket'], this.quarantineBucket.bucketArn),
+      ];
+    }
     const grants = [
       // readBody and readEnvelope (show, replay): read only, never delete.
       iam.Grant.addToPrincipal({
@@ -300,13 +374,13 @@ export class PoisonQuarantine extends Construct {
         resourceArns: [this.quarantineBucket.bucketArn],
       }),
       // replay sends the exact body back; status reads the queue's depth.
-      this.queue.grant(grantee, 'sqs:SendMessage', 'sqs:GetQueueAttributes'),
+      queue.grant(grantee, 'sqs:SendMessage', 'sqs:GetQueueAttributes'),
       // status and the console show the age of the queue's oldest message, which SQS reports to
       // CloudWatch only. GetMetricData supports no resource-level permissions.
       iam.Grant.addToPrincipal({ grantee, actions: ['cloudwatch:GetMetricData'], resourceArns: ['*'] }),
     ];
     // A queue the user brought may be encrypted with their own key, which a sender needs.
-    const key = this.queue.encryptionMasterKey;
+    const key = queue.encryptionMasterKey;
     return [
       ...grants,
       ...(key ? [key.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt')] : []),
@@ -370,8 +444,11 @@ export class PoisonQuarantine extends Construct {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
           'states:SendTaskSuccess cannot be scoped to a state machine in IAM (the task token is the ' +
-          'credential); lambda:ListEventSourceMappings and cloudwatch:GetMetricData (the age of the ' +
-          "queue's oldest message) support no resource-level permissions.",
+          'credential); ' +
+          (this.sourceQueue === undefined
+            ? 'lambda:ListEventSourceMappings supports no resource-level permissions.'
+            : 'lambda:ListEventSourceMappings and cloudwatch:GetMetricData (the age of the ' +
+              "queue's oldest message) support no resource-level permissions."),
       },
       {
         id: this.quarantineObjectsFinding(),
@@ -455,9 +532,7 @@ export class PoisonQuarantine extends Construct {
       [ENV.quarantineBucket]: storage.bucket.bucketName,
       [ENV.pauseStateMachineArn]: this.pauseMachine.arn,
       [ENV.verificationStateMachineArn]: this.verificationMachine.arn,
-      [ENV.sourceQueueUrl]: this.queue.queueUrl,
-      [ENV.sourceQueueArn]: this.queue.queueArn,
-      [ENV.fifo]: String(this.queue.fifo),
+      ...this.sourceEnvironment(),
       [ENV.attemptLimit]: String(props.attemptLimit ?? DEFAULTS.attemptLimit),
       [ENV.inProcessConcurrency]: String(props.inProcessConcurrency ?? DEFAULTS.inProcessConcurrency),
       ...optional(ENV.transientRetries, props.transientRetries),
@@ -469,11 +544,31 @@ export class PoisonQuarantine extends Construct {
       ...optional(ENV.quarantineShareWindow, props.quarantineShareWindow),
       ...optional(ENV.quarantineCapacity, props.quarantineCapacity),
       ...optional(ENV.messageKeyPath, props.messageKeyPath),
-      [ENV.backstopMaxReceiveCount]: String(backstopMaxReceiveCount(props)),
+      ...(this.sourceQueue === undefined
+        ? {}
+        : { [ENV.backstopMaxReceiveCount]: String(backstopMaxReceiveCount(props)) }),
       // The consumer passes these in every pause execution's input.
       [ENV.breakerCooldownSeconds]: String(timings.cooldownSeconds),
       [ENV.breakerMaxCooldownSeconds]: String(timings.maxCooldownSeconds),
       [ENV.breakerProbeSeconds]: String(timings.probeSeconds),
+    };
+  }
+
+  /** Which source the consumer reads, and where: the queue's URL and ARN, or the Kafka cluster and topic. */
+  private sourceEnvironment(): Record<string, string> {
+    if (this.sourceQueue === undefined) {
+      const kafka = this.kafka as KafkaSourceProps;
+      return {
+        [ENV.sourceKind]: SOURCE_KIND.kafka,
+        [ENV.kafkaCluster]: kafkaCluster(kafka),
+        [ENV.kafkaTopic]: kafka.topic,
+      };
+    }
+    return {
+      [ENV.sourceKind]: SOURCE_KIND.sqs,
+      [ENV.sourceQueueUrl]: this.sourceQueue.queueUrl,
+      [ENV.sourceQueueArn]: this.sourceQueue.queueArn,
+      [ENV.fifo]: String(this.sourceQueue.fifo),
     };
   }
 
@@ -519,7 +614,9 @@ export class PoisonQuarantine extends Construct {
     // An open breaker must always have a live pause: the consumer reads its pause runs' status.
     allow(['states:DescribeExecution'], [this.pauseMachine.runsArn]);
     // Backoff and early acknowledgements of finished records (lambdas/consumer/batch.ts).
-    allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'], [this.queue.queueArn]);
+    if (this.sourceQueue !== undefined) {
+      allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'], [this.sourceQueue.queueArn]);
+    }
     Validations.of(role).acknowledge(
       {
         id: this.quarantineObjectsFinding(),

@@ -49,11 +49,15 @@ export function halfOpen(ctx: PauseContext): sfn.Chain {
   });
   record.addCatch(ctx.superseded, { errors: [CONDITION_FAILED], resultPath: '$.error' });
   const enable = ctx.steps.mappingCall('EnableForProbe', {
-    comment: 'One record per invocation, the smallest concurrency: a probe risks as little as it can.',
+    comment: ctx.steps.mappingScales
+      ? 'One record per invocation, the smallest concurrency: a probe risks as little as it can.'
+      : 'One record per invocation: a probe risks as little as it can (a Kafka mapping has no concurrency setting).',
     action: 'updateEventSourceMapping',
     parameters: {
       BatchSize: PROBE_FOOTPRINT.batchSize,
-      ScalingConfig: { MaximumConcurrency: PROBE_FOOTPRINT.maxConcurrency },
+      ...(ctx.steps.mappingScales
+        ? { ScalingConfig: { MaximumConcurrency: PROBE_FOOTPRINT.maxConcurrency } }
+        : {}),
       Enabled: true,
     },
   });

@@ -283,9 +283,18 @@ export class StopGate {
  * Restores the remembered BatchSize and MaximumConcurrency (`$.original`) and enables the
  * mapping, then closes the breaker. Restore first: if the close then finds a newer epoch, that
  * pause owns the consumer, so this execution disables the mapping again before it steps aside.
+ * A mapping without a ScalingConfig setting (Kafka) gets its batch size back alone.
  */
-export function restoreAndClose(ctx: PauseContext): sfn.Choice {
+export function restoreAndClose(ctx: PauseContext): sfn.IChainable {
   const close = closeBreaker(ctx);
+  if (!ctx.steps.mappingScales) {
+    const restore = ctx.steps.mappingCall('RestoreMapping', {
+      comment: 'Enables the mapping at the batch size it had before the pause.',
+      action: 'updateEventSourceMapping',
+      parameters: { BatchSize: sfn.JsonPath.numberAt('$.original.batchSize'), Enabled: true },
+    });
+    return ctx.failure.onError(restore, 'Restoring the mapping').next(close);
+  }
   const restore = (id: string, comment: string, scaling: Record<string, unknown>) =>
     ctx.failure
       .onError(

@@ -88,8 +88,9 @@ export function takeStopAndReasonFromBreaker(ctx: PauseContext): sfn.Chain {
 }
 
 /**
- * Remembers what to restore: BatchSize and MaximumConcurrency (0 = no ScalingConfig). The
- * response is replaced by these two at once: nothing else of it is needed downstream.
+ * Remembers what to restore: BatchSize and MaximumConcurrency (0 = no ScalingConfig, as a Kafka
+ * mapping never has). The response is replaced by these two at once: nothing else of it is
+ * needed downstream.
  */
 export function rememberMappingSettings(ctx: PauseContext): sfn.Chain {
   const get = ctx.steps.mappingCall('GetMappingSettings', {
@@ -103,6 +104,13 @@ export function rememberMappingSettings(ctx: PauseContext): sfn.Chain {
       parameters: { batchSize: sfn.JsonPath.numberAt('$.mapping.BatchSize'), maxConcurrency },
       resultPath: '$.mapping',
     });
+  if (!ctx.steps.mappingScales) {
+    return ctx.failure
+      .onError(get, 'Reading the mapping')
+      .next(
+        remember('RememberSettings', 'Keeps the batch size; a Kafka mapping has no ScalingConfig (0).', 0),
+      );
+  }
   const scaled = '$.mapping.ScalingConfig.MaximumConcurrency';
   return ctx.failure.onError(get, 'Reading the mapping').next(
     new sfn.Choice(ctx.scope, 'RememberSettings', {

@@ -97,14 +97,19 @@ export interface MappingCallOptions {
 
 export interface StepsProps {
   readonly topic: sns.ITopic;
-  /** The source queue's ARN: the `Queue` dimension of the metrics the alarms watch. */
-  readonly queueArn: string;
+  /** The source's name (the queue's ARN, or a Kafka source's): the `Queue` dimension of the metrics the alarms watch. */
+  readonly sourceName: string;
 }
 
 /** The consumer's event source mapping: its id (Uuid) and ARN. */
 export interface EventSourceMappingRef {
   readonly id: string;
   readonly arn: string;
+  /**
+   * Whether the mapping takes a ScalingConfig (maximum concurrency): an SQS mapping does, a Kafka
+   * mapping does not, so it is probed and restored by its batch size alone.
+   */
+  readonly scales: boolean;
 }
 
 /** The tasks both machines use: DynamoDB items, metrics, notifications. */
@@ -231,7 +236,7 @@ export class Steps {
           {
             MetricName: metricName,
             Value: typeof value === 'number' ? value : sfn.JsonPath.numberAt(value),
-            Dimensions: [{ Name: 'Queue', Value: this.props.queueArn }],
+            Dimensions: [{ Name: 'Queue', Value: this.props.sourceName }],
           },
         ],
       },
@@ -270,6 +275,11 @@ export class PauseSteps extends Steps {
     private readonly mapping: EventSourceMappingRef,
   ) {
     super(scope, props);
+  }
+
+  /** Whether the mapping takes a ScalingConfig (SQS), or not (Kafka). */
+  get mappingScales(): boolean {
+    return this.mapping.scales;
   }
 
   /**

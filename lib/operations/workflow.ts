@@ -16,8 +16,11 @@ export interface OperationsMachineProps {
   readonly stateMachineName: string;
   /** Where operator notifications go. */
   readonly topic: sns.ITopic;
-  /** The source queue's ARN: the dimension of the metrics the machine publishes for the alarms. */
-  readonly queueArn: string;
+  /**
+   * The source's name (the queue's ARN, or a Kafka source's `<cluster>/<topic>`): the `Queue`
+   * dimension of the metrics the machine publishes for the alarms.
+   */
+  readonly sourceName: string;
   readonly logRetention: logs.RetentionDays;
   /** An operator wait without an answer for this long is escalated (and waited for again). */
   readonly operatorHeartbeat: Duration;
