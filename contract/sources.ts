@@ -26,6 +26,14 @@ export function kafkaRecordId(topic: string, partition: number, offset: number |
   return `${topic}-${partition}-${offset}`;
 }
 
+/**
+ * A Kafka pipeline's name where an SQS one has its queue's ARN: the metrics' `Queue` dimension and
+ * the consumer's `sourceQueueArn` (lib/kafka-source.ts and lambdas/core/config.ts both use it).
+ */
+export function kafkaSourceName(cluster: string, topic: string): string {
+  return `${cluster}/${topic}`;
+}
+
 /** The ordering group of a Kafka record: its topic-partition, as the event groups records. */
 export function kafkaPartitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;

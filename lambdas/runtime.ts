@@ -8,6 +8,7 @@
 
 export type {
   ExternalCallOptions,
+  KafkaHeader,
   KafkaRecordDetails,
   Processor,
   ProcessorModule,

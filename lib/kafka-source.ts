@@ -12,6 +12,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AuthenticationMethod } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
+import { kafkaSourceName as sourceName } from '../contract/sources';
 import type { KafkaSourceProps } from './kafka-source-props';
 
 /** What the mapping takes from the construct's shared props. */
@@ -37,7 +38,7 @@ export function kafkaCluster(kafka: KafkaSourceProps): string {
  * cluster keep their alarms apart. The consumer must publish under the same name.
  */
 export function kafkaSourceName(kafka: KafkaSourceProps): string {
-  return `${kafkaCluster(kafka)}/${kafka.topic}`;
+  return sourceName(kafkaCluster(kafka), kafka.topic);
 }
 
 /**

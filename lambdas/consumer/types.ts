@@ -5,7 +5,7 @@
 import type { ErrorClass } from '../core/types';
 import type { KafkaRecordDetails } from '../ports/source';
 
-export type { KafkaRecordDetails } from '../ports/source';
+export type { KafkaHeader, KafkaRecordDetails } from '../ports/source';
 
 /** One message (an SQS message or a Kafka record) as the user's code sees it. */
 export interface QueueMessage {

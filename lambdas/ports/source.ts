@@ -21,8 +21,16 @@ export interface KafkaRecordDetails {
   readonly key?: string;
   /** The record's value, base64 as delivered: its exact bytes. */
   readonly value: string;
-  /** The headers in order, each value base64 (a header may repeat). */
-  readonly headers: readonly { readonly name: string; readonly value: string }[];
+  /** The headers in order (a header may repeat). */
+  readonly headers: readonly KafkaHeader[];
+}
+
+/** One header of a Kafka record. */
+export interface KafkaHeader {
+  /** Its name. */
+  readonly name: string;
+  /** Its value, base64: the exact bytes. */
+  readonly value: string;
 }
 
 export interface SourceRecord {
