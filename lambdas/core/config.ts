@@ -5,7 +5,7 @@
  */
 import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
-import { SOURCE_KIND, type SourceKind } from '../../contract/sources';
+import { kafkaSourceName, SOURCE_KIND, type SourceKind } from '../../contract/sources';
 import { ConfigError, type ConfigProblem } from './errors';
 import { type Policy, SQS_MAX_VISIBILITY_SECONDS } from './types';
 
@@ -147,7 +147,7 @@ function readSource(env: Environment, read: Reader, problems: ConfigProblem[]): 
     return {
       sourceKind: kind,
       sourceQueueUrl: '',
-      sourceQueueArn: `${cluster}/${topic}`,
+      sourceQueueArn: kafkaSourceName(cluster, topic),
       fifo: false,
       ordered: true,
       kafka: { cluster, topic },
