@@ -5,9 +5,10 @@
  */
 import { ExecutionEnvironment } from './execution-environment';
 import { type FunctionIdentity, functionVariables, newLogStreamName } from './function-identity';
-import type { RunnerEventName, RunnerEvents } from './types';
+import type { EnvironmentEvents } from './types';
 
-export type Emit = <E extends RunnerEventName>(event: E, payload: RunnerEvents[E]) => void;
+/** How the pool reports its environments: the runner passes the events on to its own listeners. */
+export type Emit = <E extends keyof EnvironmentEvents>(event: E, payload: EnvironmentEvents[E]) => void;
 
 export interface PoolSettings {
   readonly identity: FunctionIdentity;

@@ -92,7 +92,8 @@ class Runner {
       environment: options.environment,
       forwardLogs: options.forwardLogs ?? true,
       signal: this.abort.signal,
-      emit: (event, payload) => this.emit(event, payload),
+      // The pool's events are a part of this runner's: passed on as they are.
+      emit: (event, payload) => this.events.emit(event, payload),
       onIdleDeath: () => {
         this.counters.crashes += 1;
       },

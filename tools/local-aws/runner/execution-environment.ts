@@ -7,7 +7,6 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import type { SQSEvent } from 'aws-lambda';
 import type { HandlerRef } from './types';
 
 export interface EnvironmentSpec {
@@ -22,7 +21,8 @@ export interface EnvironmentSpec {
 }
 
 export interface InvocationRequest {
-  readonly event: SQSEvent;
+  /** The event as the runner built it (SQS or Kafka): sent as JSON, as Lambda sends it. */
+  readonly event: unknown;
   readonly requestId: string;
   readonly invokedFunctionArn: string;
   readonly timeoutMs: number;

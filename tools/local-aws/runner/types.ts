@@ -20,17 +20,13 @@ export interface MappingLink {
   readonly pollStateEveryMs: number;
 }
 
-export interface RunnerOptions {
-  readonly clients: LocalAwsClients;
-  readonly queueUrl: string;
-  readonly queueArn: string;
-  readonly region: string;
-  readonly fifo: boolean;
+/** The function both runners invoke, and its execution environments (environment-pool.ts). */
+export interface FunctionOptions {
   readonly handler: HandlerRef;
   /**
    * The function's environment variables. The runner adds what Lambda sets (AWS_REGION,
-   * AWS_LAMBDA_FUNCTION_NAME, ...), local credentials and AWS_ENDPOINT_URL (the SQS client's
-   * endpoint); a variable given here wins.
+   * AWS_LAMBDA_FUNCTION_NAME, ...), local credentials and AWS_ENDPOINT_URL (the endpoint of the
+   * runner's local AWS clients, when it has some); a variable given here wins.
    */
   readonly environment: Readonly<Record<string, string>>;
   readonly functionName: string;
@@ -49,6 +45,19 @@ export interface RunnerOptions {
    * @default 128 (Lambda's own default)
    */
   readonly memoryMiB?: number;
+  /**
+   * Copy every function log line to this process's stderr, prefixed with the environment id.
+   * @default true
+   */
+  readonly forwardLogs?: boolean;
+}
+
+export interface RunnerOptions extends FunctionOptions {
+  readonly clients: LocalAwsClients;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly region: string;
+  readonly fifo: boolean;
   /** Records per invocation, 1..10,000 (FIFO: 1..10). Overridden by the mapping when linked. */
   readonly batchSize: number;
   /** Time to gather a batch across several receives (0 for FIFO). Overridden by the mapping when linked. */
@@ -64,11 +73,6 @@ export interface RunnerOptions {
   readonly mapping?: MappingLink;
   /** Long-poll wait of each receive, 0..20 s (keep it small in tests so pauses and stops are quick). */
   readonly waitTimeSeconds: number;
-  /**
-   * Copy every function log line to this process's stderr, prefixed with the environment id.
-   * @default true
-   */
-  readonly forwardLogs?: boolean;
 }
 
 export interface RunnerStats {
@@ -91,7 +95,7 @@ export interface RunnerStats {
   readonly environments: readonly { readonly envId: string; readonly pid: number; readonly slot: number }[];
 }
 
-interface InvocationRef {
+export interface InvocationRef {
   readonly envId: string;
   readonly pid: number;
   readonly requestId: string;
@@ -104,7 +108,8 @@ export type EndedRef = InvocationRef & {
   readonly durationMs: number;
 };
 
-export interface RunnerEvents {
+/** What the execution environments report (environment-pool.ts), alike in both runners. */
+export interface EnvironmentEvents {
   'env-start': { readonly envId: string; readonly pid: number; readonly slot: number };
   /** A crashed or timed-out environment was replaced by a fresh one (a cold start). */
   'env-replaced': {
@@ -114,6 +119,25 @@ export interface RunnerEvents {
     readonly pid: number;
     readonly reason: 'crash' | 'timeout';
   };
+  /** The process died; `messageIds` is empty when it died between invocations. */
+  crash: Omit<InvocationRef, 'requestId'> & {
+    readonly requestId?: string;
+    readonly exitCode: number | null;
+    readonly signal: string | null;
+  };
+  log: { readonly envId: string; readonly stream: 'stdout' | 'stderr'; readonly line: string };
+  /** Something the runner survived but a test may want to see (a failed receive or delete). */
+  warning: { readonly message: string };
+}
+
+/** The linked mapping's settings changed (mapping-state.ts). */
+export interface MappingStateEvent {
+  readonly state: string;
+  readonly batchSize: number;
+  readonly maximumConcurrency: number;
+}
+
+export interface RunnerEvents extends EnvironmentEvents {
   invoke: InvocationRef;
   /** The handler returned: which records were deleted and which were left for redelivery. */
   result: EndedRef & {
@@ -125,21 +149,8 @@ export interface RunnerEvents {
   };
   /** The handler threw or rejected: the whole batch goes back, the environment stays warm. */
   'function-error': EndedRef & { readonly error: { readonly name: string; readonly message: string } };
-  /** The process died; `messageIds` is empty when it died between invocations. */
-  crash: Omit<InvocationRef, 'requestId'> & {
-    readonly requestId?: string;
-    readonly exitCode: number | null;
-    readonly signal: string | null;
-  };
   timeout: InvocationRef & { readonly timeoutMs: number };
-  'mapping-state': {
-    readonly state: string;
-    readonly batchSize: number;
-    readonly maximumConcurrency: number;
-  };
-  log: { readonly envId: string; readonly stream: 'stdout' | 'stderr'; readonly line: string };
-  /** Something the runner survived but a test may want to see (a failed receive or delete). */
-  warning: { readonly message: string };
+  'mapping-state': MappingStateEvent;
 }
 
 export type RunnerEventName = keyof RunnerEvents;
