@@ -1,5 +1,6 @@
 /** The bench report as a readable table for a terminal. */
 import { PATH_NAMES } from './calls/paths';
+import { formatKafka } from './kafka/report';
 import type { PipelineTimings } from './pipeline/timings';
 import type { BenchReport } from './run-bench';
 import { HEADROOM_PERCENT } from './scale/item-load';
@@ -11,6 +12,7 @@ export function formatReport(report: BenchReport): string {
     coldInit(report),
     perMessage(report),
     scale(report),
+    report.kafka === undefined ? '' : formatKafka(report.kafka, table),
     outage(report),
     recovery(report),
     poison(report),

@@ -1,7 +1,8 @@
 /**
  * The whole bench as one function: each section measured in this run, the result as data.
  * Timings are ratios of handlers measured side by side; call counts come from driving the
- * real consumer; the scale figures from the model; outage, recovery and poison from runs in the
+ * real consumer; the scale figures from the model; kafka from the real consumer and a model of
+ * Lambda's native Kafka mapping in virtual time; outage, recovery and poison from runs in the
  * local AWS with the project's runner. Sections can be left out (`only`).
  */
 import type { CallCounts } from '../lambdas/consumer/call-meter';
@@ -11,6 +12,7 @@ import type { PathName } from './calls/paths';
 import { type ColdInit, measureColdInit } from './cold/cold-init';
 import { costPerMillionUsd } from './cost/cost';
 import { COST_ASSUMPTIONS, PRICES } from './cost/prices';
+import { KAFKA_DEFAULTS, type KafkaOptions, type KafkaResult, measureKafka } from './kafka/kafka';
 import { measureOutage, type OutageResult, outageOptions } from './outage/outage';
 import { measurePerMessage, type PerMessage, type PerMessageOptions } from './per-message/per-message';
 import { timingsScaledDown } from './pipeline/timings';
@@ -19,13 +21,24 @@ import { measureRecovery, RECOVERY_DEFAULTS, type RecoveryResult } from './recov
 import { runScaleModel, type ScaleResult } from './scale/model';
 import { ISSUE_SCENARIO } from './scale/scenario';
 
-export const SECTIONS = ['calls', 'coldInit', 'perMessage', 'scale', 'outage', 'recovery', 'poison'] as const;
+export const SECTIONS = [
+  'calls',
+  'coldInit',
+  'perMessage',
+  'scale',
+  'kafka',
+  'outage',
+  'recovery',
+  'poison',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
   readonly only: readonly Section[];
   readonly coldInitRuns: number;
   readonly perMessage: PerMessageOptions;
+  /** The Kafka section's topic, poison and outage (in virtual time). */
+  readonly kafka: KafkaOptions;
   /** The runs in the local AWS (outage, recovery, poison). */
   readonly local: LocalRunOptions;
   /** Progress of the long sections, one line each (no newline). @default - silent */
@@ -47,6 +60,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   only: SECTIONS,
   coldInitRuns: 20,
   perMessage: { rounds: 5, batches: 50, batchSize: 10, warmupBatches: 10 },
+  kafka: KAFKA_DEFAULTS,
   local: {
     timingScale: 5,
     outageMessages: 20,
@@ -64,6 +78,7 @@ export interface BenchReport {
   costPerMillionUsd?: Record<PathName, number>;
   prices?: { readonly date: string; readonly region: string; readonly assumptions: readonly string[] };
   scale?: ScaleResult;
+  kafka?: KafkaResult;
   outage?: OutageResult;
   recovery?: RecoveryResult;
   poison?: PoisonResult;
@@ -100,6 +115,7 @@ export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise
     }
   }
   if (wanted.includes('scale')) report.scale = await measure('scale', () => runScaleModel(ISSUE_SCENARIO));
+  if (wanted.includes('kafka')) report.kafka = await measure('kafka', () => measureKafka(options.kafka));
   const scaled = timingsScaledDown(local.timingScale);
   if (wanted.includes('outage')) {
     report.outage = await measure('outage', () =>
