@@ -9,7 +9,6 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRIC_SERVICE } from '../../contract/metrics';
-import { SOURCE_KIND } from '../../contract/sources';
 import { AttemptLedger } from '../adapters/attempt-ledger';
 import type { ClientOptions } from '../adapters/client-config';
 import { ControlState } from '../adapters/control-state';
@@ -105,7 +104,7 @@ function sourceOf(config: ConsumerConfig): {
   readonly port: EventSourcePort<SQSEvent, SQSBatchResponse> | EventSourcePort<KafkaEvent, SQSBatchResponse>;
   readonly queue?: SourceQueuePort;
 } {
-  if (config.sourceKind !== SOURCE_KIND.kafka || config.kafka === undefined) return { port: SQS_SOURCE };
+  if (config.kafka === undefined) return { port: SQS_SOURCE };
   return kafkaSource({
     cluster: config.kafka.cluster,
     marginMs: timeMarginMs(config.policy.attemptTimeoutSeconds),

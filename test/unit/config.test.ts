@@ -272,12 +272,15 @@ describe('parseConfig for a Kafka source (issue 38)', () => {
     });
   });
 
-  it('given a Kafka source without its cluster or topic, then both are named', () => {
+  it('given a Kafka source without its cluster or topic, then both are named with what they take', () => {
     // Act
     const problems = problemsOf({ ...common, [ENV.sourceKind]: 'kafka' });
 
     // Assess
-    expect(problems.map(({ key }) => key)).toStrictEqual([ENV.kafkaCluster, ENV.kafkaTopic]);
+    expect(problems).toStrictEqual([
+      { key: ENV.kafkaCluster, value: undefined, expected: 'an MSK cluster ARN or bootstrap servers' },
+      { key: ENV.kafkaTopic, value: undefined, expected: 'a topic name' },
+    ]);
   });
 
   it('given a Kafka source with the queue variables, then each is refused as the wrong source', () => {
@@ -312,9 +315,15 @@ describe('parseConfig for a Kafka source (issue 38)', () => {
 
   it('given an unknown source kind, then it is named', () => {
     // Act
-    const problems = problemsOf({ ...required, [ENV.sourceKind]: 'kinesis' });
+    const problems = ['kinesis', 'xsqs', 'kafkax'].map((kind) =>
+      problemsOf({ ...required, [ENV.sourceKind]: kind }),
+    );
 
     // Assess
-    expect(problems).toStrictEqual([{ key: ENV.sourceKind, value: 'kinesis', expected: 'sqs or kafka' }]);
+    expect(problems).toStrictEqual(
+      ['kinesis', 'xsqs', 'kafkax'].map((kind) => [
+        { key: ENV.sourceKind, value: kind, expected: 'sqs or kafka' },
+      ]),
+    );
   });
 });

@@ -7,25 +7,30 @@
  * (issue 19).
  */
 import { setTimeout as wait } from 'node:timers/promises';
-import type { Context, SQSEvent } from 'aws-lambda';
+import type { Context, SelfManagedKafkaEvent, SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConsumer } from '../../lambdas/consumer/create-consumer';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
-import { worldEnvironment } from '../../sim/world/world';
+import { RecordsHeldError } from '../../lambdas/sources/kafka';
+import { kafkaWorldEnvironment, worldEnvironment } from '../../sim/world/world';
 
-const handed = vi.hoisted(() => ({ deps: [] as unknown[] }));
+const handed = vi.hoisted(() => ({ deps: [] as unknown[], records: [] as unknown[], stay: [] as unknown[] }));
 
 vi.mock('../../lambdas/consumer/batch', () => ({
-  handleBatch: async (deps: unknown) => {
+  handleBatch: async (deps: unknown, _state: unknown, records: unknown[]) => {
     handed.deps.push(deps);
-    return [];
+    handed.records.push(records);
+    return handed.stay;
   },
 }));
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 /** The dependencies a cold start hands its batches, from `env` and no logger of the caller's. */
-async function coldStart(env: Record<string, string>): Promise<ConsumerDeps> {
+async function coldStart(
+  env: Record<string, string>,
+  event: SQSEvent | SelfManagedKafkaEvent = { Records: [] },
+): Promise<ConsumerDeps> {
   const handler = createConsumer({
     processor: { process: async () => undefined },
     env,
@@ -35,7 +40,11 @@ async function coldStart(env: Record<string, string>): Promise<ConsumerDeps> {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     },
   });
-  await handler({ Records: [] } as SQSEvent, { awsRequestId: 'req-1', functionName: 'consumer' } as Context);
+  await handler(event, {
+    awsRequestId: 'req-1',
+    functionName: 'consumer',
+    getRemainingTimeInMillis: () => 10_000,
+  } as Context);
   return handed.deps.at(-1) as ConsumerDeps;
 }
 
@@ -46,6 +55,8 @@ function refTimers(): number {
 
 beforeEach(() => {
   handed.deps.length = 0;
+  handed.records.length = 0;
+  handed.stay = [];
 });
 
 describe("the execution environment's id", () => {
@@ -147,5 +158,66 @@ describe('the alarm that gives up an unanswered call', () => {
 
     // Assess
     expect({ pending, aborted }).toStrictEqual({ pending: before, aborted: before });
+  });
+});
+
+describe('the source the consumer reads (issue 38)', () => {
+  const kafkaEvent: SelfManagedKafkaEvent = {
+    eventSource: 'SelfManagedKafka',
+    bootstrapServers: '127.0.0.1:9092',
+    records: {
+      'orders-0': [
+        {
+          topic: 'orders',
+          partition: 0,
+          offset: 4,
+          timestamp: 1,
+          timestampType: 'CREATE_TIME',
+          key: '',
+          value: Buffer.from('{}').toString('base64'),
+          headers: [],
+        },
+      ],
+    },
+  };
+
+  it('given a Kafka source, then its event becomes records keyed topic-partition-offset', async () => {
+    // Act
+    await coldStart(kafkaWorldEnvironment(), kafkaEvent);
+
+    // Assess
+    expect(handed.records.at(-1)).toMatchObject([{ messageId: 'orders-0-4', orderGroup: 'orders-0' }]);
+  });
+
+  it('given a Kafka source, then records are handed back through the partition, never through a queue', async () => {
+    // Prepare: the SQS port would connect to 127.0.0.1:9 and fail.
+    const deps = await coldStart(kafkaWorldEnvironment(), kafkaEvent);
+
+    // Act + Assess
+    await expect(deps.queue.delay('orders-0-4', 5)).resolves.toBeUndefined();
+    await expect(deps.queue.acknowledge('orders-0-4')).resolves.toBeUndefined();
+  });
+
+  it('given a Kafka source and a record that stays, then the invocation fails so the mapping delivers it again', async () => {
+    // Prepare
+    const handler = createConsumer({
+      processor: { process: async () => undefined },
+      env: kafkaWorldEnvironment(),
+    });
+    handed.stay = [{ messageId: 'orders-0-4' }];
+
+    // Act
+    const answer = handler(kafkaEvent, { getRemainingTimeInMillis: () => 10_000 } as Context);
+
+    // Assess
+    await expect(answer).rejects.toThrow(RecordsHeldError);
+  });
+
+  it('given an SQS source, then records are handed back through the queue', async () => {
+    // Prepare
+    const deps = await coldStart(worldEnvironment());
+
+    // Act + Assess: the queue at 127.0.0.1:9 cannot be reached.
+    await expect(deps.queue.delay('receipt-1', 5)).rejects.toThrow();
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kafkaRecordId } from '../../contract/sources';
+import type { QueueMessage } from '../../lambdas/consumer/types';
 import { driveKafka } from '../../sim/world/kafka-mapping';
 import { MemoryTopic } from '../../sim/world/memory-topic';
 import { OutsideSystem, type Step, scriptedProcessor } from '../../sim/world/scripted-processor';
@@ -136,6 +137,68 @@ describe('the incident: one corrupted record on one of three partitions (in memo
       timestampType: 'CREATE_TIME',
       key: Buffer.from('order-1-7').toString('base64'),
       headers: [{ name: 'trace-id', value: Buffer.from('t-1-7').toString('base64') }],
+    });
+  });
+});
+
+describe("what the user's code gets (issue 38)", () => {
+  /** The first message the processor is given, in a world of `source`. */
+  async function firstMessage(source: 'sqs' | 'kafka'): Promise<QueueMessage> {
+    const seen: QueueMessage[] = [];
+    const world: World = new World({
+      source,
+      processorFor: () => ({
+        process: async (message) => {
+          seen.push(message);
+        },
+      }),
+    });
+    if (source === 'sqs') {
+      world.queue.send({ messageId: 'id-1', body: '{"id":1}' });
+      await world.deliver(world.environment(), 1);
+    } else {
+      const topic = new MemoryTopic(WORLD_TOPIC, 1, () => world.clock.now());
+      topic.produce(0, { key: 'order-1', value: Buffer.from('{"id":1}') });
+      await driveKafka(world, topic, { batchSize: 1 });
+    }
+    const [message] = seen;
+    if (message === undefined) throw new Error('the processor was not called');
+    return message;
+  }
+
+  it('given an SQS message, then it has no Kafka record', async () => {
+    // Act
+    const message = await firstMessage('sqs');
+
+    // Assess
+    expect(message).toStrictEqual({
+      messageId: 'id-1',
+      key: 'id-1',
+      body: '{"id":1}',
+      attributes: expect.any(Object),
+      messageAttributes: {},
+      attempt: 1,
+    });
+  });
+
+  it('given a Kafka record, then its value as text and the record as delivered', async () => {
+    // Act
+    const message = await firstMessage('kafka');
+
+    // Assess
+    expect(message).toMatchObject({
+      messageId: kafkaRecordId(WORLD_TOPIC, 0, 0),
+      key: kafkaRecordId(WORLD_TOPIC, 0, 0),
+      body: '{"id":1}',
+      attempt: 1,
+      kafka: {
+        topic: WORLD_TOPIC,
+        partition: 0,
+        offset: 0,
+        key: Buffer.from('order-1').toString('base64'),
+        value: Buffer.from('{"id":1}').toString('base64'),
+        headers: [],
+      },
     });
   });
 });
