@@ -27,6 +27,7 @@ export const GLOBAL_OPTIONS: OptionSpec = {
   profile: { type: 'string' },
   'endpoint-url': { type: 'string' },
   endpoint: { type: 'string' },
+  'kafka-bootstrap': { type: 'string' },
   output: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

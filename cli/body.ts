@@ -49,3 +49,22 @@ export function bodyText(
   }
   return `${written}-----BEGIN BODY-----\n${body.text}${body.text.endsWith('\n') ? '' : '\n'}-----END BODY-----\n`;
 }
+
+/** A Kafka value's section title: its size and hash, and how it is printed. */
+export function bodyLine(body: BodyDescription): string {
+  const how = body.text === undefined ? 'printed as base64 (not printable UTF-8 text)' : 'printed as text';
+  return `${body.bytes} bytes, sha256 ${body.sha256}, ${how}`;
+}
+
+/** Bytes as a person can read them: the text when `describeBody` would print it, else base64. */
+export type BytesText = { readonly text: string } | { readonly base64: string };
+
+export function bytesText(bytes: Uint8Array): BytesText {
+  const { text } = describeBody(bytes);
+  return text === undefined ? { base64: Buffer.from(bytes).toString('base64') } : { text };
+}
+
+/** One line: the text quoted (escaped on output), or the base64 said to be base64. */
+export function bytesLine(bytes: BytesText): string {
+  return 'text' in bytes ? JSON.stringify(bytes.text) : `(base64) ${bytes.base64}`;
+}

@@ -13,6 +13,7 @@ import {
   type MappingInfo,
   sourceQueueMapping,
 } from '../lambdas/adapters/deployment-lookup';
+import { KafkaTopics } from '../lambdas/adapters/kafka-topic';
 import { Operations } from '../lambdas/adapters/operations';
 import { OperatorControl } from '../lambdas/adapters/operator-control';
 import { OperatorControlState } from '../lambdas/adapters/operator-control-state';
@@ -22,7 +23,9 @@ import { QuarantineWriter } from '../lambdas/adapters/quarantine-writer';
 import { ReplayClaims } from '../lambdas/adapters/replay-claims';
 import { SourceQueue } from '../lambdas/adapters/source-queue';
 import { type ConsumerConfig, parseConfig } from '../lambdas/core/config';
+import type { KafkaTopicPort } from '../lambdas/ports/kafka-topic';
 import { NotFound, Refused, UsageError } from './errors';
+import { kafkaBrokers } from './kafka-cluster';
 import { RefusingReplayClaims } from './replay-claims';
 
 export interface Target {
@@ -31,6 +34,21 @@ export interface Target {
   readonly endpoint?: string;
   /** A profile of the shared AWS config files: its credentials, and its region unless one is given. */
   readonly profile?: string;
+  /** Kafka: the brokers a replay produces to, instead of the consumer's PQ_KAFKA_CLUSTER (`--kafka-bootstrap`). */
+  readonly kafkaBootstrap?: string;
+}
+
+/** A Kafka consumer's source, and its cluster as a replay produces to it. */
+export interface KafkaSource {
+  readonly cluster: string;
+  readonly topic: string;
+  /**
+   * The cluster's topics, connected on first use; a UsageError where pq cannot tell where the
+   * brokers are (an MSK cluster ARN and no --kafka-bootstrap), before anything is read or changed.
+   */
+  topics(): KafkaTopicPort;
+  /** Closes the connection `topics()` opened, if any (a command that produced closes it when done). */
+  close(): Promise<void>;
 }
 
 export interface Deployment {
@@ -43,9 +61,12 @@ export interface Deployment {
   readonly control: OperatorControlState;
   readonly controlItems: OperatorControl;
   readonly claims: RefusingReplayClaims;
+  /** SQS only: the source queue (a Kafka consumer has none: `kafka`). */
   readonly queue: SourceQueue;
+  /** Kafka only: the topic the consumer reads and its cluster; undefined for an SQS source. */
+  readonly kafka: KafkaSource | undefined;
   readonly operations: Operations;
-  /** The source queue's dead-letter queue, from its redrive policy; undefined without one. Asked once. */
+  /** The source queue's dead-letter queue, from its redrive policy; undefined without one (and for Kafka). Asked once. */
   backstop(): Promise<BackstopQueue | undefined>;
   /** The consumer's own writer of quarantine content (`pq backstop take` puts a message's bytes). */
   readonly content: QuarantineWriter;
@@ -64,7 +85,7 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
     ...(target.profile ? { profile: target.profile } : {}),
   });
   const config = await consumerConfig(clients, functionName, target.profile);
-  const mapping = await sourceQueueMapping(clients.lambda, functionName, config.sourceQueueArn);
+  const mapping = await sourceQueueMapping(clients.lambda, functionName, mappingSource(config));
   const { dynamodb, s3, sqs, sfn, sts } = clients;
   let caller: Promise<string> | undefined;
   let backstop: Promise<BackstopQueue | undefined> | undefined;
@@ -79,9 +100,11 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
     controlItems: new OperatorControl(dynamodb, config.controlTable, config.policy.breakerCooldownSeconds),
     claims: new RefusingReplayClaims(new ReplayClaims(dynamodb, config.quarantineTable)),
     queue: new SourceQueue(sqs, config.sourceQueueUrl),
+    kafka: config.kafka && kafkaSource(config.kafka, target.kafkaBootstrap),
     operations: new Operations(sfn, config.stateMachines),
     backstop: () => {
-      backstop ??= BackstopQueue.find(sqs, config.sourceQueueUrl);
+      // Kafka moves no record aside: no backstop (docs/behaviour.md, "Kafka sources").
+      backstop ??= config.kafka ? Promise.resolve(undefined) : BackstopQueue.find(sqs, config.sourceQueueUrl);
       return backstop;
     },
     content: new QuarantineWriter(s3, dynamodb, config.quarantineBucket, config.quarantineTable),
@@ -92,6 +115,26 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
       });
       return caller;
     },
+  };
+}
+
+/** What the consumer's mapping names as its source: the queue's ARN, or the MSK cluster's. */
+export function mappingSource(config: ConsumerConfig): string {
+  return config.kafka?.cluster ?? config.sourceQueueArn;
+}
+
+function kafkaSource(source: { cluster: string; topic: string }, given: string | undefined): KafkaSource {
+  let topics: KafkaTopics | undefined;
+  return {
+    ...source,
+    topics: () => {
+      if (topics) return topics;
+      const found = kafkaBrokers(source.cluster, given);
+      if ('problem' in found) throw new UsageError(found.problem);
+      topics = new KafkaTopics({ bootstrapBrokers: found.brokers });
+      return topics;
+    },
+    close: async () => topics?.close(),
   };
 }
 

@@ -19,6 +19,10 @@ Global options, before or after the command (pq --region eu-west-1 status = pq s
   --profile NAME        a profile of your AWS config and credentials files (or AWS_PROFILE)
   --endpoint-url URL    LocalStack or another local AWS instead of AWS (or AWS_ENDPOINT_URL);
                         --endpoint is the same
+  --kafka-bootstrap HOST:PORT[,HOST:PORT...]
+                        a Kafka consumer's brokers, for pq replay to produce to (or
+                        PQ_KAFKA_BOOTSTRAP): instead of its PQ_KAFKA_CLUSTER, and needed when that
+                        is an MSK cluster's ARN (plain connections: no TLS, SASL or IAM)
   --output FORMAT       table (the default): for people, aligned; text: tab-separated lines for
                         grep, cut and awk, as the AWS CLI's text; json: one JSON document, for scripts
   --json                --output json
@@ -61,7 +65,7 @@ export function commandHelp(command: Command): string {
 
 Global options (before or after the command; pq --help explains them):
   --function NAME  --region REGION  --profile NAME  --endpoint-url URL
-  --output table|text|json (--json)  -h, --help  --version
+  --kafka-bootstrap HOST:PORT[,...]  --output table|text|json (--json)  -h, --help  --version
 `;
 }
 

@@ -13,6 +13,10 @@
  * A `key-collision` record's message is replayed under its own identity (`replayKeyOf`): its
  * ledger item is created for the replay, and the other message's item is never touched.
  *
+ * A Kafka consumer's record is produced instead of sent (kafka-replay.ts): its key, value bytes and
+ * headers, with the replay's two headers, to its topic and partition (or a replay topic), through
+ * the same claim, reset, undo and audit.
+ *
  * A replay killed half-way (or whose undo failed) leaves its claim: `replay --resume` settles
  * it from the ledger (core/operator.ts `decideResume`), never by sending.
  */
@@ -32,6 +36,7 @@ import type { LedgerEntry } from '../lambdas/ports/ledger';
 import { exactUtf8 } from './body';
 import type { Deployment } from './deployment';
 import { Refused } from './errors';
+import { type KafkaReplayMessage, kafkaReplayMessage, produceReplay } from './kafka-replay';
 
 export interface Actor {
   readonly who: string;
@@ -44,7 +49,7 @@ export type ReplayVia = 'replay' | 'verify';
 
 export interface ReplayReceipt {
   readonly id: string;
-  /** The new SQS message id. */
+  /** The new message's id: SQS's, or the produced Kafka record's `topic-partition-offset`. */
   readonly messageId: string;
   /** The ledger's generation after the reset: the replay's fresh budget. */
   readonly generation: number;
@@ -54,8 +59,11 @@ export function auditEntry(actor: Actor, what: string, why = actor.why): AuditEn
   return { who: actor.who, when: actor.now.toISOString(), what, why };
 }
 
-/** What a replay sends (`replayMessage`); each replay adds a deduplication id of its own. */
-export type ReplayMessage = Omit<ReplayInput, 'deduplicationId'>;
+/** What a replay sends to the source queue (`replayMessage`); each replay adds a deduplication id of its own. */
+export type SqsReplayMessage = Omit<ReplayInput, 'deduplicationId'> & { readonly kind: 'sqs' };
+
+/** What a replay sends: a message to the source queue, or a record to a Kafka topic. */
+export type ReplayMessage = SqsReplayMessage | KafkaReplayMessage;
 
 /** Replays `record` as `message`, which `replayMessage` built from it. */
 export async function replayRecord(
@@ -72,9 +80,7 @@ export async function replayRecord(
   let receipt: ReplayReceipt;
   try {
     reset = await resetLedger(deployment, record, actor.now);
-    // One id per replay: SQS would drop, for five minutes, a replay under an undone one's id.
-    const sent = await deployment.queue.replay({ ...message, deduplicationId: `replay-${randomUUID()}` });
-    receipt = { id, messageId: sent.messageId, generation: reset.generation };
+    receipt = { id, messageId: await send(deployment, message), generation: reset.generation };
   } catch (error) {
     await undo(deployment, record, via, actor, { reset, failure: (error as Error).message });
     if (error instanceof LedgerStateMismatchError) {
@@ -97,20 +103,33 @@ export async function replayRecord(
   return receipt;
 }
 
+/** Sends the replay; the new message's id. */
+async function send(deployment: Deployment, message: ReplayMessage): Promise<string> {
+  if (message.kind === 'kafka') return produceReplay(deployment, message);
+  const { kind: _sqs, ...input } = message;
+  // One id per replay: SQS would drop, for five minutes, a replay under an undone one's id.
+  return (await deployment.queue.replay({ ...input, deduplicationId: `replay-${randomUUID()}` })).messageId;
+}
+
 /**
  * What the replay would send, read from the record's content, or why it cannot be sent. Shared by
- * the replay and its dry run, so the dry run refuses what the replay would.
+ * the replay and its dry run, so the dry run refuses what the replay would. `replayTopic`: a
+ * Kafka replay's topic instead of the record's own.
  */
 export async function replayMessage(
   deployment: Deployment,
   record: QuarantineRecord,
+  replayTopic?: string,
 ): Promise<ReplayMessage | { readonly refused: string }> {
+  if (deployment.kafka !== undefined)
+    return kafkaReplayMessage(deployment.kafka, deployment, record, replayTopic);
   const body = exactUtf8(await deployment.records.readBody(record.id));
   if (body === undefined) {
     return { refused: 'its body is not UTF-8 text, which SQS cannot carry exactly (show --body-out)' };
   }
   const messageAttributes = recordedAttributes(await deployment.records.readEnvelope(record.id));
-  const message = {
+  const message: SqsReplayMessage = {
+    kind: 'sqs',
     body,
     messageAttributes,
     ...(record.messageGroupId === undefined ? {} : { messageGroupId: record.messageGroupId }),

@@ -17,6 +17,7 @@ import type { Command, CommandContext, CommandEntry, CommandResult } from './com
 import type { Deployment, Target } from './deployment';
 import { NotFound, Refused, UsageError } from './errors';
 import { commandHelp, overallHelp } from './help';
+import { bootstrapOption, KAFKA_BOOTSTRAP_OPTION, KAFKA_BOOTSTRAP_VARIABLE } from './kafka-cluster';
 import { jsonText, type Output, terminalText } from './output';
 import { type ProgressStream, progressLine } from './progress';
 import { textOutput } from './text-output';
@@ -103,6 +104,7 @@ function targetOf(args: ParsedArgs, env: CliIo['env']): Target {
     region: args.string('region') ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION,
     endpoint: endpointUrl(args) ?? env.AWS_ENDPOINT_URL,
     profile: args.string('profile') ?? env.AWS_PROFILE,
+    kafkaBootstrap: bootstrapOption(args.string(KAFKA_BOOTSTRAP_OPTION) ?? env[KAFKA_BOOTSTRAP_VARIABLE]),
   };
 }
 

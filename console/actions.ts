@@ -19,6 +19,7 @@ import { replay } from '../cli/commands/replay';
 import { verify } from '../cli/commands/verify';
 import type { Deployment } from '../cli/deployment';
 import { Refused } from '../cli/errors';
+import { describeProduce } from '../cli/kafka-replay';
 import { VERIFY_DECISION } from '../contract/quarantine';
 import type { QuarantineRecord } from '../lambdas/core/quarantine-record';
 import { type CliArgs, type CommandDeps, replayVerdicts, runCommand, type Verdict } from './cli-commands';
@@ -86,13 +87,16 @@ const ACTIONS: Readonly<Record<ActionName, ActionSpec>> = {
     title: (subject) => `Replay ${subject.id}`,
     confirm: async (deps, subject) => {
       const record = await existing(deps.deployment, subject.id);
+      const goesBack = deps.deployment.kafka
+        ? html`its exact key, value (${record.bodyBytes} bytes) and headers are produced back to its Kafka topic
+          and partition with the headers <code>pq-replay-of=${record.id}</code> and <code>pq-message-key</code>`
+        : html`its exact body (${record.bodyBytes} bytes) goes back to the source queue with its message
+          attributes${record.messageGroupId ? ' and FIFO group' : ''} and <code>pq-replay-of=${record.id}</code>`;
       return {
         happens: html`<p>${recordLink(record.id)} is marked replaying; its ledger item gets a fresh attempt budget
-          (generation ${record.generation + 1}); its exact body (${record.bodyBytes} bytes) goes back to the source
-          queue with its message attributes${record.messageGroupId ? ' and FIFO group' : ''} and
-          <code>pq-replay-of=${record.id}</code>; the record becomes replayed, with an audit entry (you, now, your
-          reason or its cause). If the fix is not deployed yet, the message fails again and is quarantined under a
-          new id.</p>
+          (generation ${record.generation + 1}); ${goesBack}; the record becomes replayed, with an audit entry (you,
+          now, your reason or its cause). If the fix is not deployed yet, the message fails again and is quarantined
+          under a new id.</p>
           ${dryRunTable(await replayVerdicts(deps, { positionals: [record.id] }), `Dry run of the replay of ${record.id}`)}`,
         fields: reasonField('Why now', false, `Default: its cause ("${record.cause}").`),
         confirm: 'Replay it',
@@ -306,7 +310,7 @@ function dryRunTable(verdicts: readonly Verdict[], caption: string): Html {
     verdicts.map((verdict) => [
       recordLink(verdict.id),
       verdict.refused === undefined ? 'replayed' : html`<strong>refused</strong>: ${verdict.refused}`,
-      verdict.cause ?? '',
+      `${verdict.cause ?? ''}${verdict.produce ? `; ${describeProduce(verdict.produce)}` : ''}`,
     ]),
   );
 }

@@ -6,6 +6,7 @@ import type { Command, CommandContext } from '../cli/command';
 import { replay } from '../cli/commands/replay';
 import type { Deployment } from '../cli/deployment';
 import { Refused, UsageError } from '../cli/errors';
+import type { KafkaProduceSummary } from '../cli/kafka-replay';
 import { NO_PROGRESS } from '../cli/progress';
 import type { Outcome } from './pages/forms';
 
@@ -44,6 +45,8 @@ export interface Verdict {
   readonly id: string;
   readonly refused?: string;
   readonly cause?: string;
+  /** A Kafka replay: what it would produce, and where. */
+  readonly produce?: KafkaProduceSummary;
 }
 
 /** `pq replay --dry-run` with these arguments: nothing is changed or sent. Refusals throw `Refused`. */

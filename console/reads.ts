@@ -5,7 +5,8 @@
  */
 
 import { type BackstopRow, backstopRow } from '../cli/commands/backstop';
-import type { Deployment } from '../cli/deployment';
+import { type Deployment, mappingSource } from '../cli/deployment';
+import { type KafkaRecordView, kafkaView } from '../cli/kafka-view';
 import { QUARANTINE_STATUS, type QuarantineStatus } from '../contract/quarantine';
 import type { BackstopLocation } from '../lambdas/adapters/backstop-queue';
 import { sourceQueueMapping } from '../lambdas/adapters/deployment-lookup';
@@ -29,9 +30,12 @@ export const ALL_STATUSES: readonly QuarantineStatus[] = Object.values(QUARANTIN
 export interface Overview {
   readonly functionName: string;
   readonly mapping: Awaited<ReturnType<typeof sourceQueueMapping>>;
-  readonly queue: QueueDepth;
-  /** From CloudWatch, where SQS reports it; never fails the page (queue-age.ts). */
-  readonly oldestMessage: OldestMessageAge;
+  /** SQS only; a Kafka consumer has a topic (`kafka`), no queue. */
+  readonly queue?: QueueDepth;
+  /** SQS only: from CloudWatch, where SQS reports it; never fails the page (queue-age.ts). */
+  readonly oldestMessage?: OldestMessageAge;
+  /** Kafka only: the topic the consumer reads and its cluster. */
+  readonly kafka?: { readonly topic: string; readonly cluster: string };
   readonly control: ControlView;
   readonly pauseRuns: readonly { readonly name: string; readonly status: string }[];
   /** Every unresolved record, whatever its age. */
@@ -42,11 +46,11 @@ export interface Overview {
 
 /** The pipeline at a glance, as `pq status` reads it; the mapping is read afresh. */
 export async function readOverview(deployment: Deployment, since: Date, now: Date): Promise<Overview> {
-  const { config, functionName } = deployment;
+  const { config, functionName, kafka } = deployment;
   const [mapping, queue, oldestMessage, control, unresolved, recent] = await Promise.all([
-    sourceQueueMapping(deployment.clients.lambda, functionName, config.sourceQueueArn),
-    deployment.queue.depth(),
-    oldestMessageAge(deployment.clients.cloudwatch, config.sourceQueueArn, now),
+    sourceQueueMapping(deployment.clients.lambda, functionName, mappingSource(config)),
+    kafka ? undefined : deployment.queue.depth(),
+    kafka ? undefined : oldestMessageAge(deployment.clients.cloudwatch, config.sourceQueueArn, now),
     deployment.controlItems.read(),
     listRecords(deployment, { statuses: UNRESOLVED }),
     listRecords(deployment, { statuses: ALL_STATUSES, since }),
@@ -57,7 +61,16 @@ export async function readOverview(deployment: Deployment, since: Date, now: Dat
     breaker === undefined || breaker.state === 'closed' || breaker.state === 'unreadable'
       ? []
       : await deployment.operations.pauseRuns(breaker.epoch);
-  return { functionName, mapping, queue, oldestMessage, control, pauseRuns, unresolved, recent };
+  return {
+    functionName,
+    mapping,
+    ...(queue && oldestMessage ? { queue, oldestMessage } : {}),
+    ...(kafka ? { kafka: { topic: kafka.topic, cluster: kafka.cluster } } : {}),
+    control,
+    pauseRuns,
+    unresolved,
+    recent,
+  };
 }
 
 export interface RecordFilter {
@@ -95,6 +108,8 @@ export interface RecordDetail {
   readonly body: Buffer;
   /** The status of the record's verification execution (outcome unknown only). */
   readonly verification: string | undefined;
+  /** A Kafka consumer's record: topic, partition, offset, key and headers (as `pq show`). */
+  readonly kafka?: KafkaRecordView;
 }
 
 /** Everything `pq show` shows; undefined when there is no such record. */
@@ -107,7 +122,8 @@ export async function readRecord(deployment: Deployment, id: string): Promise<Re
     deployment.records.readBody(id),
     record.reason === 'outcome-unknown' ? deployment.operations.outcomeUnknownStatus(id) : undefined,
   ]);
-  return { record, ledger, envelope, body, verification };
+  const kafka = deployment.kafka === undefined ? undefined : kafkaView(record, envelope);
+  return { record, ledger, envelope, body, verification, ...(kafka === undefined ? {} : { kafka }) };
 }
 
 /** The exact body, for download. */

@@ -6,7 +6,7 @@
 import { positionals, positiveInteger } from '../arguments';
 import type { Command, CommandContext } from '../command';
 import { NotFound, UsageError } from '../errors';
-import { recordsTable } from './list';
+import { recordsShown } from './list';
 
 /** More records than this for one message is a replay loop worth a look of its own. */
 const FIND_MAX = 50;
@@ -20,8 +20,10 @@ Usage: pq find --key KEY [--limit N] [--output FORMAT]
        pq find --message-id ID [--limit N] [--output FORMAT]
 
   --key KEY         the message key: the value at messageKeyPath in the body, or the SQS
-                    message id when the pipeline has none (every replay keeps its message's key)
-  --message-id ID   the SQS message id of the delivery that was quarantined
+                    message id when the pipeline has none (every replay keeps its message's key);
+                    a Kafka record's is its topic-partition-offset by default, not its Kafka key
+  --message-id ID   the SQS message id of the delivery that was quarantined; for Kafka, the
+                    record's topic-partition-offset (orders-2-17)
   --limit N         at most N records, newest first (default ${FIND_MAX})
 
 Not found (exit 3) when no record has it.
@@ -38,12 +40,14 @@ Next: pq show ID`,
     const limitText = args.string('limit');
     const limit = limitText === undefined ? FIND_MAX : positiveInteger('limit', limitText);
     const by = key === undefined ? { messageId: messageId ?? '' } : { messageKey: key };
-    const records = await (await context.deployment()).records.find(by, limit);
+    const deployment = await context.deployment();
+    const records = await deployment.records.find(by, limit);
     if (records.length === 0) {
       throw new NotFound(
         `no quarantine record of ${key === undefined ? `message id ${messageId}` : `key ${key}`} (pq list shows them all)`,
       );
     }
-    return { json: { records }, text: recordsTable(records) };
+    const shown = await recordsShown(deployment, records);
+    return { json: { records: shown.json }, text: shown.text };
   },
 };

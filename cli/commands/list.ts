@@ -5,8 +5,10 @@ import { groupBySignature, hasCause } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { oneOf, parseSince, positionals, positiveInteger } from '../arguments';
 import type { Command, CommandContext } from '../command';
+import type { Deployment } from '../deployment';
 import { UsageError } from '../errors';
 import { choicesHelp } from '../help';
+import { type KafkaRecordView, kafkaViews, keyLine } from '../kafka-view';
 import { table } from '../output';
 
 const STATUSES = Object.values(QUARANTINE_STATUS);
@@ -44,6 +46,8 @@ Usage: pq list [--status S] [--reason R] [--since 2h|ISO] [--group] [--limit N] 
   --starting-token T   the next page: the token the previous page printed
 
 CAUSE is "unidentified" until someone runs pq cause; replay is refused until then.
+For a Kafka consumer each record also shows its TOPIC, PARTITION, OFFSET and KEY (text when it is
+printable UTF-8, else base64; read from the record's envelope in the quarantine bucket).
 
 Next: pq show ID`,
   async run(context: CommandContext) {
@@ -69,7 +73,7 @@ Next: pq show ID`,
       .flat()
       .filter((record) => reason === undefined || record.reason === reason)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-    return args.flag('group') ? grouped(records, limit) : oneByOne(records, limit);
+    return args.flag('group') ? grouped(records, limit) : oneByOne(deployment, records, limit);
   },
 };
 
@@ -129,9 +133,10 @@ async function onePage(
   }
   const more = statuses.some((state) => next[state] !== END);
   const nextToken = more ? encodeToken(next) : undefined;
+  const shown = await recordsShown(deployment, records);
   return {
-    json: { records, ...(nextToken === undefined ? {} : { nextToken }) },
-    text: recordsTable(records) + (nextToken === undefined ? '' : `(more: --starting-token ${nextToken})\n`),
+    json: { records: shown.json, ...(nextToken === undefined ? {} : { nextToken }) },
+    text: shown.text + (nextToken === undefined ? '' : `(more: --starting-token ${nextToken})\n`),
   };
 }
 
@@ -172,25 +177,57 @@ function limited<T>(lines: readonly T[], limit: number | undefined, what: string
   return { shown, total: lines.length, note };
 }
 
-function oneByOne(all: readonly QuarantineRecord[], limit: number | undefined) {
+async function oneByOne(deployment: Deployment, all: readonly QuarantineRecord[], limit: number | undefined) {
   const { shown: records, total, note } = limited(all, limit, 'records');
-  return { json: { records, total }, text: recordsTable(records) + note };
+  const shown = await recordsShown(deployment, records);
+  return { json: { records: shown.json, total }, text: shown.text + note };
 }
 
-/** One line a record: what `pq list` and `pq find` print. */
-export function recordsTable(records: readonly QuarantineRecord[]): string {
-  const rows = records.map((record) => [
-    record.id,
-    record.status,
-    record.reason,
-    record.createdAt,
-    `${record.attemptsStarted}/${record.attemptsCharged}`,
-    hasCause(record) ? record.cause : 'unidentified',
-    record.lastError
-      ? `${record.lastError.name}: ${record.lastError.message.split('\n')[0]}`
-      : `crash at ${record.stage}`,
-  ]);
-  return table(['ID', 'STATUS', 'REASON', 'QUARANTINED', 'ATT/CHG', 'CAUSE', 'LAST ERROR'], rows);
+/**
+ * The records as `pq list` and `pq find` print them; a Kafka consumer's with the topic,
+ * partition, offset and key of each (its envelope read for them), in the JSON as `kafka`.
+ */
+export async function recordsShown(
+  deployment: Deployment,
+  records: readonly QuarantineRecord[],
+): Promise<{ readonly json: readonly object[]; readonly text: string }> {
+  if (deployment.kafka === undefined) return { json: records, text: recordsTable(records) };
+  const views = await kafkaViews(deployment, records);
+  return {
+    json: records.map((record) => {
+      const kafka = views.get(record.id);
+      return kafka === undefined ? record : { ...record, kafka };
+    }),
+    text: recordsTable(records, views),
+  };
+}
+
+/** One line a record: what `pq list` and `pq find` print; `kafka`: a Kafka consumer's records. */
+export function recordsTable(
+  records: readonly QuarantineRecord[],
+  kafka?: ReadonlyMap<string, KafkaRecordView>,
+): string {
+  const rows = records.map((record) => {
+    const view = kafka?.get(record.id);
+    return [
+      record.id,
+      record.status,
+      record.reason,
+      record.createdAt,
+      `${record.attemptsStarted}/${record.attemptsCharged}`,
+      ...(kafka === undefined
+        ? []
+        : view === undefined
+          ? ['?', '?', '?', '(no Kafka record in its envelope)']
+          : [view.topic, view.partition, view.offset, keyLine(view)]),
+      hasCause(record) ? record.cause : 'unidentified',
+      record.lastError
+        ? `${record.lastError.name}: ${record.lastError.message.split('\n')[0]}`
+        : `crash at ${record.stage}`,
+    ];
+  });
+  const source = kafka === undefined ? [] : ['TOPIC', 'PARTITION', 'OFFSET', 'KEY'];
+  return table(['ID', 'STATUS', 'REASON', 'QUARANTINED', 'ATT/CHG', ...source, 'CAUSE', 'LAST ERROR'], rows);
 }
 
 function grouped(records: readonly QuarantineRecord[], limit: number | undefined) {

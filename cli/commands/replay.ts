@@ -1,4 +1,4 @@
-/** `pq replay`: send quarantined messages back to the source queue, with a fresh budget. */
+/** `pq replay`: send quarantined messages back to the source queue (or Kafka topic), with a fresh budget. */
 
 import { decideReplay, decideResume, REPLAY_RUNNING_AT_MOST_MINUTES } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
@@ -7,6 +7,13 @@ import { positionals, positiveNumber, requiredReason } from '../arguments';
 import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { NotFound, Refused, UsageError } from '../errors';
+import {
+  describeProduce,
+  type KafkaProduceSummary,
+  produceSummary,
+  REPLAY_TOPIC_OPTION,
+  replayTopicOption,
+} from '../kafka-replay';
 import { table } from '../output';
 import { pacedDuration, pacer } from '../pacing';
 import {
@@ -26,11 +33,12 @@ export const replay: Command = {
     resume: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     rate: { type: 'string' },
+    [REPLAY_TOPIC_OPTION]: { type: 'string' },
   },
-  help: `pq replay - send quarantined messages back to the source queue
+  help: `pq replay - send quarantined messages back to the source queue (or Kafka topic)
 
-Usage: pq replay ID [--reason "why now"] [--dry-run]
-       pq replay --group GROUP [--reason "why now"] [--rate N] [--dry-run]
+Usage: pq replay ID [--reason "why now"] [--dry-run] [--replay-topic TOPIC]
+       pq replay --group GROUP [--reason "why now"] [--rate N] [--dry-run] [--replay-topic TOPIC]
        pq replay ID --resume --reason "why"      (a replay that broke half-way)
 
 Replay is refused (exit 2, nothing changes) when:
@@ -51,6 +59,19 @@ message will fail and be quarantined again under a new id. A key-collision recor
 that arrived under another message's key) is sent as its own message, under its SQS message id
 as key: the other message's ledger item is left alone. Into a FIFO queue every replay sends a
 deduplication id of its own, so a replay after an undone one is not dropped by SQS.
+
+A Kafka consumer's record is produced instead: its exact key, value bytes and headers (in order,
+repeats kept), plus the headers pq-replay-of=ID and pq-message-key=its ledger key, to its own
+topic and partition, acknowledged by every in-sync replica, under the same claim, fresh budget
+and audit. It gets a new offset and timestamp; the new record's topic-partition-offset is printed.
+  --replay-topic TOPIC   produce to TOPIC instead (where the key's partitioner puts it): the
+               consumer works on the replay under the original's key only if it reads TOPIC
+pq finds the brokers in the consumer's PQ_KAFKA_CLUSTER when it holds bootstrap servers, or in
+--kafka-bootstrap HOST:PORT[,...] (a global option; needed for an MSK cluster, which pq cannot
+look up or authenticate to with IAM). Refused when the topic or partition does not exist (a replay
+never creates one). A cluster that cannot be reached, or that refuses the record (too large, not
+authorised), fails (exit 1) and changes nothing: the record stays open, its ledger item
+quarantined, with a replay-aborted audit entry when it failed after the claim.
 
 --group replays every open record of the group (pq list --group); records without a cause are
 skipped and reported (exit 2).
@@ -75,6 +96,8 @@ Either way the audit records you, the reason and what the ledger showed.`,
     if (args.flag('resume')) {
       if (group !== undefined) throw new UsageError('--resume takes one ID, not --group');
       if (dryRun || rateText !== undefined) throw new UsageError('--resume takes no --dry-run or --rate');
+      if (args.string(REPLAY_TOPIC_OPTION) !== undefined)
+        throw new UsageError('--resume takes no --replay-topic: it never sends');
       return resume(context);
     }
     if (rateText !== undefined && group === undefined) {
@@ -83,27 +106,48 @@ Either way the audit records you, the reason and what the ledger showed.`,
     const rate = rateText === undefined ? undefined : positiveNumber('rate', rateText, 'messages per second');
     const [id] = group === undefined ? positionals(args, ['ID']) : positionals(args, []);
     const deployment = await context.deployment();
-    const { replayFrozen } = await deployment.control.snapshot();
-    if (group === undefined) {
-      const record = await deployment.records.get(id ?? '');
-      if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
-      if (dryRun) return dryRunOf(deployment, [record], replayFrozen, rate);
-      const receipt = await replayOne(context, deployment, record, replayFrozen);
-      if (isRefusal(receipt)) throw new Refused(`record ${record.id}: ${receipt.refused}`);
-      return { json: receipt, text: `${describeReceipt(receipt)}\n` };
+    try {
+      return await replayOrDryRun(context, deployment, { id, group, dryRun, rate });
+    } finally {
+      await deployment.kafka?.close();
     }
-    if (replayFrozen) throw new Refused('replay is frozen for this pipeline (see status; unfreeze first)');
-    const members = await unresolvedInGroup(deployment, group);
-    if (dryRun) return dryRunOf(deployment, members, replayFrozen, rate);
-    const pace = rate === undefined ? undefined : pacer(rate, context);
-    return actOnGroup(
-      members,
-      { verb: 'replayed', detail: (done: ReplayReceipt) => `as message ${done.messageId}` },
-      (record) => replayOne(context, deployment, record, replayFrozen, pace),
-      context.progress('replayed'),
-    );
   },
 };
+
+async function replayOrDryRun(
+  context: CommandContext,
+  deployment: Deployment,
+  options: {
+    readonly id: string | undefined;
+    readonly group: string | undefined;
+    readonly dryRun: boolean;
+    readonly rate: number | undefined;
+  },
+): Promise<CommandResult> {
+  const { id, group, dryRun, rate } = options;
+  const replayTopic = replayTopicOption(deployment, context.args.string(REPLAY_TOPIC_OPTION));
+  // A Kafka consumer's brokers must be known (a UsageError says what to pass) before anything is read.
+  deployment.kafka?.topics();
+  const { replayFrozen } = await deployment.control.snapshot();
+  if (group === undefined) {
+    const record = await deployment.records.get(id ?? '');
+    if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
+    if (dryRun) return dryRunOf(deployment, [record], replayFrozen, rate, replayTopic);
+    const receipt = await replayOne(context, deployment, record, replayFrozen, replayTopic);
+    if (isRefusal(receipt)) throw new Refused(`record ${record.id}: ${receipt.refused}`);
+    return { json: receipt, text: `${describeReceipt(receipt, deployment.kafka !== undefined)}\n` };
+  }
+  if (replayFrozen) throw new Refused('replay is frozen for this pipeline (see status; unfreeze first)');
+  const members = await unresolvedInGroup(deployment, group);
+  if (dryRun) return dryRunOf(deployment, members, replayFrozen, rate, replayTopic);
+  const pace = rate === undefined ? undefined : pacer(rate, context);
+  return actOnGroup(
+    members,
+    { verb: 'replayed', detail: (done: ReplayReceipt) => `as message ${done.messageId}` },
+    (record) => replayOne(context, deployment, record, replayFrozen, replayTopic, pace),
+    context.progress('replayed'),
+  );
+}
 
 /**
  * `--dry-run`: the decisions the replay would make, in the table it would print. Only the records,
@@ -115,15 +159,21 @@ async function dryRunOf(
   members: readonly QuarantineRecord[],
   replayFrozen: boolean,
   rate: number | undefined,
+  replayTopic: string | undefined,
 ): Promise<CommandResult> {
   const outcomes: DryRunOutcome[] = [];
-  for (const record of members) outcomes.push(await dryRunOutcome(deployment, record, replayFrozen));
+  for (const record of members)
+    outcomes.push(await dryRunOutcome(deployment, record, replayFrozen, replayTopic));
   const refused = outcomes.filter(isRefusal).length;
   const wouldReplay = outcomes.length - refused;
   const rows = outcomes.map((outcome) =>
     isRefusal(outcome)
       ? [outcome.id, 'REFUSED', outcome.refused]
-      : [outcome.id, 'would replay', `cause: ${outcome.cause}${identityNote(outcome)}`],
+      : [
+          outcome.id,
+          'would replay',
+          `cause: ${outcome.cause}${identityNote(outcome)}${produceNote(outcome)}`,
+        ],
   );
   const paced =
     rate === undefined || wouldReplay < 2
@@ -141,20 +191,35 @@ async function dryRunOf(
 
 type DryRunOutcome =
   | MemberRefusal
-  | { readonly id: string; readonly cause: string; readonly ownKey?: string; readonly otherKey?: string };
+  | {
+      readonly id: string;
+      readonly cause: string;
+      readonly ownKey?: string;
+      readonly otherKey?: string;
+      /** A Kafka replay: what it would produce, and where. */
+      readonly produce?: KafkaProduceSummary;
+    };
 
 async function dryRunOutcome(
   deployment: Deployment,
   record: QuarantineRecord,
   replayFrozen: boolean,
+  replayTopic: string | undefined,
 ): Promise<DryRunOutcome> {
   const decision = decideReplay(record, { replayFrozen });
   if (decision.kind === 'refuse') return { id: record.id, refused: decision.reason };
-  const message = await replayMessage(deployment, record);
+  const message = await replayMessage(deployment, record, replayTopic);
   if ('refused' in message) return { id: record.id, refused: message.refused };
-  return ownIdentity(record)
-    ? { id: record.id, cause: record.cause, ownKey: replayKeyOf(record), otherKey: record.messageKey }
-    : { id: record.id, cause: record.cause };
+  return {
+    id: record.id,
+    cause: record.cause,
+    ...(ownIdentity(record) ? { ownKey: replayKeyOf(record), otherKey: record.messageKey } : {}),
+    ...(message.kind === 'kafka' ? { produce: produceSummary(message) } : {}),
+  };
+}
+
+function produceNote(outcome: Exclude<DryRunOutcome, MemberRefusal>): string {
+  return outcome.produce === undefined ? '' : `; ${describeProduce(outcome.produce)}`;
 }
 
 /** A key-collision record is replayed as its own message: say so, and whose item stays as it is. */
@@ -169,11 +234,12 @@ async function replayOne(
   deployment: Deployment,
   record: QuarantineRecord,
   replayFrozen: boolean,
+  replayTopic: string | undefined,
   pace?: () => Promise<void>,
 ): Promise<ReplayReceipt | MemberRefusal> {
   const decision = decideReplay(record, { replayFrozen });
   if (decision.kind === 'refuse') return { id: record.id, refused: decision.reason };
-  const message = await replayMessage(deployment, record);
+  const message = await replayMessage(deployment, record, replayTopic);
   if ('refused' in message) return { id: record.id, refused: message.refused };
   // Only sends take a slot: a refused member costs no wait.
   await pace?.();
@@ -195,8 +261,9 @@ async function resume(context: CommandContext): Promise<CommandResult> {
   return { json: receipt, text: `${describeResume(receipt)}\n` };
 }
 
-function describeReceipt(receipt: ReplayReceipt): string {
-  return `Replayed ${receipt.id} as message ${receipt.messageId} (ledger generation ${receipt.generation}: a fresh attempt budget). Status: replayed.`;
+function describeReceipt(receipt: ReplayReceipt, kafka: boolean): string {
+  const as = kafka ? 'Kafka record' : 'message';
+  return `Replayed ${receipt.id} as ${as} ${receipt.messageId} (ledger generation ${receipt.generation}: a fresh attempt budget). Status: replayed.`;
 }
 
 function describeResume({ id, resumed, evidence }: ResumeReceipt): string {

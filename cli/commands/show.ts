@@ -4,9 +4,10 @@ import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { absentAs } from '../../lambdas/ports/errors';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import { positionals } from '../arguments';
-import { type BodyDescription, bodyText, describeBody } from '../body';
+import { type BodyDescription, bodyLine, bodyText, describeBody } from '../body';
 import type { Command, CommandContext } from '../command';
 import { NotFound, Refused } from '../errors';
+import { type KafkaRecordView, kafkaFields, kafkaView } from '../kafka-view';
 import { block, fields, section, table } from '../output';
 
 export const show: Command = {
@@ -22,6 +23,10 @@ history: state, counters, generation), the message and system attributes, the au
 (who did what, when, why), and the body:
   - printed between BEGIN/END lines when it is plain UTF-8 text;
   - otherwise only its size and sha256 (it holds bytes a terminal should not print).
+A Kafka record shows its topic, partition, offset, timestamp and key, and its headers, instead of
+the queue, the FIFO group and the message attributes; its body is the record's value, printed as
+text when it is printable UTF-8, else as base64 (the section's title says which). Keys and header
+values are shown the same way: "quoted text", or (base64).
   --body-out FILE   writes the body's exact bytes to a new FILE, readable by you only (mode
                     0600); refuses to overwrite a file.
 
@@ -39,6 +44,20 @@ Next: pq cause ID "what went wrong"`,
     ]);
     if (bodyOut !== undefined) await writeBody(bodyOut, bytes);
     const body = describeBody(bytes);
+    const kafka = deployment.kafka === undefined ? undefined : kafkaView(record, envelope);
+    if (kafka !== undefined) {
+      const shown = 'text' in body ? body : { ...body, base64: bytes.toString('base64') };
+      return {
+        json: {
+          record,
+          ledger: ledger ?? null,
+          kafka,
+          body: shown,
+          ...(bodyOut ? { bodyWrittenTo: bodyOut } : {}),
+        },
+        text: render(record, ledger, { kafka }, body, bodyOut, bytes),
+      };
+    }
     const json = {
       record,
       ledger: ledger ?? null,
@@ -47,7 +66,7 @@ Next: pq cause ID "what went wrong"`,
       body,
       ...(bodyOut === undefined ? {} : { bodyWrittenTo: bodyOut }),
     };
-    return { json, text: render(record, ledger, envelope, body, bodyOut) };
+    return { json, text: render(record, ledger, { envelope }, body, bodyOut, bytes) };
   },
 };
 
@@ -66,13 +85,20 @@ async function writeBody(file: string, bytes: Buffer): Promise<void> {
   }
 }
 
+/** What the message came with: an SQS message's envelope, or a Kafka record as `kafkaView` reads it. */
+type Delivered =
+  | { readonly envelope: Record<string, unknown> | undefined; readonly kafka?: undefined }
+  | { readonly kafka: KafkaRecordView };
+
 function render(
   record: QuarantineRecord,
   ledger: LedgerEntry | undefined,
-  envelope: Record<string, unknown> | undefined,
+  delivered: Delivered,
   body: BodyDescription,
   bodyOut: string | undefined,
+  bytes: Buffer,
 ): string {
+  const { kafka } = delivered;
   const evidence = fields([
     ['Status', record.status],
     ['Reason', record.reason],
@@ -86,8 +112,9 @@ function render(
     ['Last stage', record.stage],
     ['Attempts between', `${record.firstAttemptAt} .. ${record.lastAttemptAt}`],
     ['Quarantined at', record.createdAt],
-    ['Source queue', record.sourceQueueArn],
-    ...(record.messageGroupId === undefined
+    [kafka ? 'Source cluster' : 'Source queue', record.sourceQueueArn],
+    ...(kafka ? kafkaFields(kafka, record.orderBroken) : []),
+    ...(record.messageGroupId === undefined || kafka
       ? []
       : [
           [
@@ -108,9 +135,6 @@ function render(
   const error = record.lastError
     ? `${record.lastError.class} ${record.lastError.name}: ${record.lastError.message}\n${block(record.lastError.stackHead)}`
     : `none caught: the worker crashed (last stage ${record.stage})\n`;
-  const attributes = Object.entries(
-    (envelope?.messageAttributes ?? {}) as Record<string, Record<string, unknown>>,
-  );
   return (
     `Quarantine record ${record.id}\n${evidence}` +
     section('Last error', error) +
@@ -118,17 +142,7 @@ function render(
       `Attempts ledger (key ${record.messageKey})`,
       ledger ? ledgerFields(ledger) : '(no ledger item)\n',
     ) +
-    section(
-      'Message attributes',
-      table(
-        ['NAME', 'TYPE', 'VALUE'],
-        attributes.map(([name, value]) => [
-          name,
-          value.dataType,
-          value.stringValue ?? `(binary, base64) ${value.binaryValue}`,
-        ]),
-      ),
-    ) +
+    (kafka ? headersSection(kafka) : attributesSection(delivered.envelope)) +
     section(
       'Audit',
       table(
@@ -137,8 +151,50 @@ function render(
         '(no operator action yet)',
       ),
     ) +
-    section(`Body: ${body.bytes} bytes, sha256 ${body.sha256}`, bodyText(body, bodyOut))
+    (kafka
+      ? section(`Body (the record's value): ${bodyLine(body)}`, valueText(body, bytes, bodyOut))
+      : section(`Body: ${body.bytes} bytes, sha256 ${body.sha256}`, bodyText(body, bodyOut)))
   );
+}
+
+function attributesSection(envelope: Record<string, unknown> | undefined): string {
+  const attributes = Object.entries(
+    (envelope?.messageAttributes ?? {}) as Record<string, Record<string, unknown>>,
+  );
+  return section(
+    'Message attributes',
+    table(
+      ['NAME', 'TYPE', 'VALUE'],
+      attributes.map(([name, value]) => [
+        name,
+        value.dataType,
+        value.stringValue ?? `(binary, base64) ${value.binaryValue}`,
+      ]),
+    ),
+  );
+}
+
+/** A Kafka record's headers in order, a repeated name once per value. */
+function headersSection(kafka: KafkaRecordView): string {
+  if (kafka.headers === undefined) return section('Headers', `(not known: ${kafka.problem})\n`);
+  return section(
+    'Headers',
+    table(
+      ['NAME', 'VALUE'],
+      kafka.headers.map(({ name, value }) => [
+        name,
+        'text' in value ? value.text : `(base64) ${value.base64}`,
+      ]),
+    ),
+  );
+}
+
+/** A Kafka value is any bytes: printed as text when it is printable UTF-8, else as base64 (never withheld). */
+function valueText(body: BodyDescription, bytes: Buffer, bodyOut: string | undefined): string {
+  if (body.text !== undefined) return bodyText(body, bodyOut);
+  const written = bodyOut === undefined ? '' : `(exact bytes written to ${bodyOut})\n`;
+  const lines = bytes.toString('base64').match(/.{1,76}/g) ?? [];
+  return `${written}-----BEGIN BODY (base64)-----\n${lines.map((line) => `${line}\n`).join('')}-----END BODY-----\n`;
 }
 
 function ledgerFields(ledger: LedgerEntry): string {

@@ -41,6 +41,8 @@ Shows:
               execution driving it, or NO PAUSE EXECUTION RUNNING: then pq resume (or pq hold)
               starts one. UNREADABLE = the item holds what no reader knows (what is wrong and
               its stored attributes are shown): nothing runs until pq reset-breaker
+              A Kafka consumer shows its topic and cluster instead (Source): Kafka has no queue
+              depth, and the lag of the mapping's consumer group is the cluster's to tell
   Isolation   a trial that runs one message at a time after an unattributable crash
   Replay      allowed, or FROZEN (by whom, why): pq unfreeze --reason "..."
   Open records  rule 11a's count (open and awaiting-operator records), which stops the consumer at
@@ -58,9 +60,9 @@ the counter exists.
 Next: pq list --group`,
   async run(context: CommandContext) {
     const deployment = await context.deployment();
-    const [depth, age, control, records, counted] = await Promise.all([
-      deployment.queue.depth(),
-      oldestMessageAge(deployment.clients.cloudwatch, deployment.config.sourceQueueArn, context.now()),
+    const { kafka } = deployment;
+    const [queue, control, records, counted] = await Promise.all([
+      kafka ? undefined : queueOf(deployment, context.now()),
       deployment.controlItems.read(),
       Promise.all(UNRESOLVED.map((state) => deployment.records.list({ status: state }))),
       deployment.records.openRecordsCounted(),
@@ -80,7 +82,8 @@ Next: pq list --group`,
     const json = {
       function: deployment.functionName,
       mapping: deployment.mapping ?? null,
-      queue: { ...depth, ...ageFields(age) },
+      queue: queue ? { ...queue.depth, ...ageFields(queue.age) } : null,
+      ...(kafka ? { kafka: { topic: kafka.topic, cluster: kafka.cluster } } : {}),
       // The state at the top, for scripts: a breaker that never opened has no item, and is closed.
       breaker: { state: breaker?.state ?? BREAKER_STATE.closed, ...control.breaker },
       pauseRuns,
@@ -89,9 +92,18 @@ Next: pq list --group`,
       unresolvedRecords: byReason,
       openRecords,
     };
-    return { json, text: render(deployment, { depth, age }, control, pauseRuns, byReason, openRecords) };
+    return { json, text: render(deployment, queue, control, pauseRuns, byReason, openRecords) };
   },
 };
+
+/** An SQS consumer's queue: its depth and the age of its oldest message. */
+async function queueOf(deployment: Deployment, now: Date) {
+  const [depth, age] = await Promise.all([
+    deployment.queue.depth(),
+    oldestMessageAge(deployment.clients.cloudwatch, deployment.config.sourceQueueArn, now),
+  ]);
+  return { depth, age };
+}
 
 interface ReasonCount {
   readonly reason: string;
@@ -127,6 +139,17 @@ function ageFields(age: OldestMessageAge) {
   };
 }
 
+/** A Kafka consumer's source as a person reads it; the console shows the same words. */
+export function describeKafkaSource({
+  kafka,
+}: {
+  readonly kafka?: { readonly topic: string; readonly cluster: string } | undefined;
+}): string {
+  return kafka === undefined
+    ? 'an SQS queue'
+    : `Kafka topic ${kafka.topic} on ${kafka.cluster} (no queue depth: the cluster knows the mapping's lag)`;
+}
+
 /** The age as a person reads it; the console shows the same words. */
 export function describeOldestMessageAge(age: OldestMessageAge): string {
   switch (age.kind) {
@@ -159,7 +182,7 @@ function duration(totalSeconds: number): string {
 
 function render(
   deployment: Deployment,
-  queue: { readonly depth: QueueDepth; readonly age: OldestMessageAge },
+  queue: { readonly depth: QueueDepth; readonly age: OldestMessageAge } | undefined,
   control: ControlView,
   pauseRuns: readonly PauseRun[],
   byReason: readonly ReasonCount[],
@@ -174,11 +197,15 @@ function render(
         ? `${mapping.state} (batch size ${mapping.batchSize ?? '-'}, max concurrency ${mapping.maximumConcurrency ?? '-'}, uuid ${mapping.uuid})`
         : 'no event source mapping found for this function',
     ],
-    [
-      'Queue',
-      `${queue.depth.visible} visible, ${queue.depth.inFlight} in flight, ${queue.depth.delayed} delayed`,
-    ],
-    ['Oldest message', describeOldestMessageAge(queue.age)],
+    ...(queue === undefined
+      ? [['Source', describeKafkaSource(deployment)] as const]
+      : ([
+          [
+            'Queue',
+            `${queue.depth.visible} visible, ${queue.depth.inFlight} in flight, ${queue.depth.delayed} delayed`,
+          ],
+          ['Oldest message', describeOldestMessageAge(queue.age)],
+        ] as const)),
     ['Breaker', describeBreaker(control, pauseRuns)],
     ['Isolation', describeIsolation(control)],
     ['Replay', describeFreeze(control)],

@@ -9,7 +9,7 @@ import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import { decideVerify, verifyOutput, verifyWaitOf } from '../../lambdas/core/verify';
 import { LedgerStateMismatchError, QuarantineStatusConflictError } from '../../lambdas/ports/errors';
 import { positionals, requiredReason } from '../arguments';
-import type { Command, CommandContext } from '../command';
+import type { Command, CommandContext, CommandResult } from '../command';
 import type { Deployment } from '../deployment';
 import { NotFound, Refused, UsageError } from '../errors';
 import { type Actor, replayMessage, replayRecord } from '../replay-flow';
@@ -51,65 +51,78 @@ but has not reached its wait yet (try again in a minute), once it was decided, a
     const why = requiredReason(context.args);
 
     const deployment = await context.deployment();
-    const record = await deployment.records.get(id ?? '');
-    if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
-    const [token, control, execution] = await Promise.all([
-      deployment.records.taskTokenOf(record.id),
-      deployment.control.snapshot(),
-      deployment.operations.outcomeUnknownStatus(record.id),
-    ]);
-    const plan = decideVerify(record, {
-      decision,
-      wait: verifyWaitOf(execution, token !== undefined),
-      replayFrozen: control.replayFrozen,
-    });
-    if (plan.kind === 'refuse') throw new Refused(`record ${record.id}: ${plan.reason}`);
-
-    // A message SQS would refuse is refused before the cause is set: nothing changes.
-    const message = plan.replay ? await replayMessage(deployment, record) : undefined;
-    if (message !== undefined && 'refused' in message)
-      throw new Refused(`record ${record.id}: ${message.refused}`);
-    const actor = await context.actor(why);
-    let replayedAs: string | undefined;
-    if (message !== undefined) {
-      const caused = await deployment.records.setCause(record.id, why, {
-        who: actor.who,
-        when: actor.now,
-        why: 'verify --not-done: the outside call did not happen',
-      });
-      ({ messageId: replayedAs } = await replayRecord(deployment, caused, message, 'verify', actor));
-    }
     try {
-      if (plan.via === 'execution') {
-        // The token is used only here; the adapter's errors never quote it. The state machine
-        // writes the decision's audit entry (these who, why and at) when it moves the record on.
-        await deployment.operations.sendDecision(
-          token as string,
-          verifyOutput(decision, { who: actor.who, why, at: actor.now }),
-        );
-      } else {
-        await applyToRecord(deployment, record, decision, actor);
-      }
-    } catch (error) {
-      if (replayedAs === undefined) throw error;
-      throw new Error(
-        `replayed ${record.id} as message ${replayedAs}, but the decision was not recorded ` +
-          `(${(error as Error).message}): run the same verify --not-done again to record it (it will not replay twice)`,
-      );
+      return await answer(context, deployment, { id: id ?? '', decision, why });
+    } finally {
+      // A Kafka consumer's --not-done produced the replay: its connection is closed.
+      await deployment.kafka?.close();
     }
-    const moved =
-      plan.via === 'execution'
-        ? ' The state machine records the decision and moves the record on (pq show ID).'
-        : ` No execution waits for it any more: the decision was recorded on the record itself (${VERIFIED_STATUS[decision]}).`;
-    return {
-      json: { id: record.id, decision, via: plan.via, ...(replayedAs === undefined ? {} : { replayedAs }) },
-      text:
-        `Answered ${record.id}: ${decision}.` +
-        (replayedAs === undefined ? '' : ` Replayed once as message ${replayedAs}.`) +
-        `${moved}\n`,
-    };
   },
 };
+
+async function answer(
+  context: CommandContext,
+  deployment: Deployment,
+  { id, decision, why }: { readonly id: string; readonly decision: VerifyDecision; readonly why: string },
+): Promise<CommandResult> {
+  const record = await deployment.records.get(id);
+  if (record === undefined) throw new NotFound(`no quarantine record ${id} (pq list shows the ids)`);
+  const [token, control, execution] = await Promise.all([
+    deployment.records.taskTokenOf(record.id),
+    deployment.control.snapshot(),
+    deployment.operations.outcomeUnknownStatus(record.id),
+  ]);
+  const plan = decideVerify(record, {
+    decision,
+    wait: verifyWaitOf(execution, token !== undefined),
+    replayFrozen: control.replayFrozen,
+  });
+  if (plan.kind === 'refuse') throw new Refused(`record ${record.id}: ${plan.reason}`);
+
+  // A message SQS would refuse is refused before the cause is set: nothing changes.
+  const message = plan.replay ? await replayMessage(deployment, record) : undefined;
+  if (message !== undefined && 'refused' in message)
+    throw new Refused(`record ${record.id}: ${message.refused}`);
+  const actor = await context.actor(why);
+  let replayedAs: string | undefined;
+  if (message !== undefined) {
+    const caused = await deployment.records.setCause(record.id, why, {
+      who: actor.who,
+      when: actor.now,
+      why: 'verify --not-done: the outside call did not happen',
+    });
+    ({ messageId: replayedAs } = await replayRecord(deployment, caused, message, 'verify', actor));
+  }
+  try {
+    if (plan.via === 'execution') {
+      // The token is used only here; the adapter's errors never quote it. The state machine
+      // writes the decision's audit entry (these who, why and at) when it moves the record on.
+      await deployment.operations.sendDecision(
+        token as string,
+        verifyOutput(decision, { who: actor.who, why, at: actor.now }),
+      );
+    } else {
+      await applyToRecord(deployment, record, decision, actor);
+    }
+  } catch (error) {
+    if (replayedAs === undefined) throw error;
+    throw new Error(
+      `replayed ${record.id} as message ${replayedAs}, but the decision was not recorded ` +
+        `(${(error as Error).message}): run the same verify --not-done again to record it (it will not replay twice)`,
+    );
+  }
+  const moved =
+    plan.via === 'execution'
+      ? ' The state machine records the decision and moves the record on (pq show ID).'
+      : ` No execution waits for it any more: the decision was recorded on the record itself (${VERIFIED_STATUS[decision]}).`;
+  return {
+    json: { id: record.id, decision, via: plan.via, ...(replayedAs === undefined ? {} : { replayedAs }) },
+    text:
+      `Answered ${record.id}: ${decision}.` +
+      (replayedAs === undefined ? '' : ` Replayed once as message ${replayedAs}.`) +
+      `${moved}\n`,
+  };
+}
 
 /**
  * The state machine's writes for an answer, made here because its execution is gone (never

@@ -4,9 +4,10 @@
  * oldest first. The words follow `pq status`.
  */
 import { html } from 'hono/html';
-import { describeOldestMessageAge } from '../../cli/commands/status';
+import { describeKafkaSource, describeOldestMessageAge } from '../../cli/commands/status';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import type { BreakerView } from '../../lambdas/adapters/operator-control';
+import type { OldestMessageAge } from '../../lambdas/adapters/queue-age';
 import type { Overview } from '../reads';
 import { actionHref } from './action-links';
 import { bucketize, CHART_SPANS, type ChartSpan, chart } from './chart';
@@ -18,11 +19,7 @@ export function overviewPage(overview: Overview, span: ChartSpan, now: Date): Ht
   <h2 id="consumption">Consumption</h2>
   ${facts([
     ['Mapping', mapping(overview)],
-    [
-      'Queue',
-      `${overview.queue.visible} visible, ${overview.queue.inFlight} in flight, ${overview.queue.delayed} delayed`,
-    ],
-    ['Oldest message', oldestMessage(overview)],
+    ...source(overview),
     ['Breaker', breaker(overview, now)],
     ['Isolation trial', isolation(overview, now)],
     ['Replay', freeze(overview, now)],
@@ -52,8 +49,18 @@ function mapping({ mapping }: Overview): Html {
     <span class="muted">(batch size ${mapping.batchSize ?? '-'}, max concurrency ${mapping.maximumConcurrency ?? '-'}, uuid ${mapping.uuid})</span>`;
 }
 
+/** An SQS consumer's queue and the age of its oldest message; a Kafka consumer's topic and cluster. */
+function source(overview: Overview): (readonly [string, Html | string])[] {
+  const { queue, oldestMessage: age } = overview;
+  if (queue === undefined || age === undefined) return [['Source', describeKafkaSource(overview)]];
+  return [
+    ['Queue', `${queue.visible} visible, ${queue.inFlight} in flight, ${queue.delayed} delayed`],
+    ['Oldest message', oldestMessage(age)],
+  ];
+}
+
 /** A reading that is not an age (none reported, or CloudWatch refused) is muted: it is no alarm. */
-function oldestMessage({ oldestMessage: age }: Overview): Html {
+function oldestMessage(age: OldestMessageAge): Html {
   const words = describeOldestMessageAge(age);
   return age.kind === 'reported' ? html`${words}` : html`<span class="muted">${words}</span>`;
 }

@@ -4,6 +4,8 @@
  * allows, each behind a confirmation page.
  */
 import { html } from 'hono/html';
+import { bytesLine } from '../../cli/body';
+import { type KafkaRecordView, keyLine } from '../../cli/kafka-view';
 import { QUARANTINE_STATUS } from '../../contract/quarantine';
 import { groupId } from '../../lambdas/core/operator';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
@@ -24,7 +26,7 @@ ${actions(record)}
 </section>
 <section aria-labelledby="timeline">
   <h2 id="timeline">Timeline</h2>
-  <ol class="timeline">${recordTimeline(record, ledger).map(
+  <ol class="timeline">${recordTimeline(record, ledger, detail.kafka !== undefined).map(
     (event) => html`<li class="event-${event.kind}">
       <span class="when">${event.at ? when(event.at, now) : html`<span class="muted">then</span>`}</span>
       <span class="what">${event.what}</span>
@@ -45,10 +47,17 @@ ${actions(record)}
   <h2 id="ledger">Attempts ledger <span class="muted">(key <code>${record.messageKey}</code>)</span></h2>
   ${ledger ? ledgerFacts(ledger, now) : html`<p class="empty">No ledger item (it expired, or was never written).</p>`}
 </section>
-<section aria-labelledby="attributes">
+${
+  detail.kafka
+    ? html`<section aria-labelledby="headers">
+  <h2 id="headers">Headers</h2>
+  ${headers(detail.kafka)}
+</section>`
+    : html`<section aria-labelledby="attributes">
   <h2 id="attributes">Message attributes</h2>
   ${attributes(detail.envelope)}
-</section>
+</section>`
+}
 <section aria-labelledby="audit">
   <h2 id="audit">Audit trail</h2>
   ${table(
@@ -90,7 +99,7 @@ function actions(record: QuarantineRecord): Html {
 </section>`;
 }
 
-function evidence({ record, verification }: RecordDetail, now: Date): Html {
+function evidence({ record, verification, kafka }: RecordDetail, now: Date): Html {
   const group = groupId(record.errorSignature);
   return facts([
     ['Record', html`<code>${record.id}</code>`],
@@ -103,8 +112,8 @@ function evidence({ record, verification }: RecordDetail, now: Date): Html {
     ['Last known stage', record.stage],
     ['Attempts between', html`${when(record.firstAttemptAt, now)} and ${when(record.lastAttemptAt, now)}`],
     ['Quarantined', when(record.createdAt, now)],
-    ['Source queue', record.sourceQueueArn],
-    ...(record.messageGroupId === undefined
+    ...(kafka ? kafkaFacts(record, kafka, now) : [['Source queue', record.sourceQueueArn] as const]),
+    ...(record.messageGroupId === undefined || kafka
       ? []
       : [
           [
@@ -138,6 +147,38 @@ function evidence({ record, verification }: RecordDetail, now: Date): Html {
         <a href="/records?group=${encodeURIComponent(group)}&status=all">group <code>${group}</code></a>`,
     ],
   ]);
+}
+
+/** A Kafka record's place and key, instead of the queue and the FIFO group. */
+function kafkaFacts(
+  record: QuarantineRecord,
+  kafka: KafkaRecordView,
+  now: Date,
+): (readonly [string, Html | string | number])[] {
+  return [
+    ['Source cluster', record.sourceQueueArn],
+    ['Topic', html`<code>${kafka.topic}</code>`],
+    [
+      'Partition',
+      `${kafka.partition}${record.orderBroken ? ' (its order was broken: the partition moved on)' : ''}`,
+    ],
+    ['Offset', kafka.offset],
+    ...(kafka.timestamp === undefined
+      ? []
+      : [['Timestamp', html`${when(kafka.timestamp, now)} ${kafka.timestampType ?? ''}`] as const]),
+    ['Key', html`<code>${keyLine(kafka)}</code>`],
+  ];
+}
+
+/** A Kafka record's headers in order (a name may repeat): text when printable, else base64. */
+function headers(kafka: KafkaRecordView): Html {
+  if (kafka.headers === undefined) return html`<p class="empty">Not known: ${kafka.problem}.</p>`;
+  return table(
+    'Headers',
+    ['Name', 'Value'],
+    kafka.headers.map(({ name, value }) => [name, bytesLine(value)]),
+    'none.',
+  );
 }
 
 function ledgerFacts(ledger: LedgerEntry, now: Date): Html {

@@ -19,7 +19,12 @@ export interface TimelineEvent {
   readonly detail?: string;
 }
 
-export function recordTimeline(record: QuarantineRecord, ledger: LedgerEntry | undefined): TimelineEvent[] {
+/** `kafka`: the record came from a Kafka topic, its group is its topic-partition. */
+export function recordTimeline(
+  record: QuarantineRecord,
+  ledger: LedgerEntry | undefined,
+  kafka = false,
+): TimelineEvent[] {
   const events: TimelineEvent[] = [...attempts(record)];
   if (record.external) {
     const { name, status, at, idempotencyKey } = record.external;
@@ -37,7 +42,7 @@ export function recordTimeline(record: QuarantineRecord, ledger: LedgerEntry | u
     detail:
       record.messageGroupId === undefined
         ? `from ${record.sourceQueueArn}`
-        : `from ${record.sourceQueueArn}, FIFO group ${record.messageGroupId}${record.orderBroken ? ' (its order was broken)' : ''}`,
+        : `from ${record.sourceQueueArn}, ${kafka ? 'partition' : 'FIFO group'} ${record.messageGroupId}${record.orderBroken ? ' (its order was broken)' : ''}`,
   });
   if (record.waitingSince) {
     events.push({

@@ -157,3 +157,11 @@ export class SourceQueueError extends AdapterError {
     this.name = 'SourceQueueError';
   }
 }
+
+/** A Kafka cluster could not be reached, or refused a metadata request or a produce (operator replay). */
+export class KafkaTopicError extends AdapterError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'KafkaTopicError';
+  }
+}

@@ -51,6 +51,14 @@ const { metafile } = await build({
   minify: true,
   // The SDK's ES modules, which esbuild can tree-shake (as the consumer's bundle does).
   mainFields: ['module', 'main'],
+  // The Kafka client's WebAssembly (CRC32C, compression) as its package also ships it, inlined:
+  // its default entry reads native.wasm from beside itself, which the bundle does not have.
+  alias: { '@platformatic/wasm-utils': '@platformatic/wasm-utils/bundled' },
+  // CommonJS code bundled into ES modules (the Kafka client's `debug`) requires Node's built-ins
+  // (`tty`, `util`) at run time: esbuild's shim throws without a `require`, so each file gets one.
+  banner: {
+    js: "import { createRequire as __pqCreateRequire } from 'node:module'; const require = __pqCreateRequire(import.meta.url);",
+  },
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
   metafile: true,

@@ -112,6 +112,25 @@ describe('the pq package, packed and installed on its own', () => {
     expect(helpRun.stdout).toContain('Usage: pq [global options] COMMAND [options]');
   });
 
+  it('bundles the Kafka client a Kafka replay loads, whole: its chunk loads with nothing beside it', () => {
+    // Prepare: the chunk that holds @platformatic/kafka (its errors' codes are PLT_KFK_...).
+    const chunks = path.join(operator, 'node_modules', 'poison-quarantine-cli', 'dist', 'chunks');
+    const kafkaChunk = readdirSync(chunks).find((name) =>
+      readFileSync(path.join(chunks, name), 'utf8').includes('PLT_KFK_'),
+    );
+    expect(kafkaChunk).toBeDefined();
+
+    // Act: load it as pq would (its WebAssembly is inlined, nothing is read from beside it).
+    const loaded = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `await import(${JSON.stringify(path.join(chunks, kafkaChunk ?? ''))});`],
+      { cwd: operator, encoding: 'utf8', timeout: 60_000 },
+    );
+
+    // Assess
+    expect({ code: loaded.status, stderr: loaded.stderr }).toStrictEqual({ code: 0, stderr: '' });
+  });
+
   describe('against the local AWS', () => {
     let pipeline: AdapterPipeline;
 

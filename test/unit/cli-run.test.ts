@@ -99,6 +99,14 @@ describe('bad input: exit 252, one line on stderr naming it, nothing sent to AWS
       ['replay', 'q-1', '--resume', '--dry-run'],
       'pq replay: --resume takes no --dry-run or --rate (pq replay --help)',
     ],
+    [
+      ['replay', 'q-1', '--resume', '--replay-topic', 'orders'],
+      'pq replay: --resume takes no --replay-topic: it never sends (pq replay --help)',
+    ],
+    [
+      ['--kafka-bootstrap', 'broker.internal', 'replay', 'q-1'],
+      "pq replay: --kafka-bootstrap takes HOST:PORT[,HOST:PORT...], the brokers' addresses (given broker.internal) (pq replay --help)",
+    ],
   ])('given %j', async (argv, line) => {
     expect(await pq(...argv)).toStrictEqual({ code: 252, stdout: '', stderr: `${line}\n` });
   });
