@@ -9,7 +9,7 @@
 import { QUARANTINED_LOG_EVENT, RECORD_LOG_EVENT } from '../contract/log-events';
 import type { CallCounts } from '../lambdas/consumer/call-meter';
 import type { RecordOutcome } from '../lambdas/consumer/record-lifecycle';
-import type { EventSourceRunner } from '../tools/local-aws/runner';
+import type { ObservedRunner } from '../tools/local-aws/runner';
 
 export type MeasuredCalls = CallCounts;
 
@@ -72,7 +72,7 @@ const CONTROL_EVENTS = new Set([
   'quarantine-unwritable',
 ]);
 
-export function watchConsumerLog(runner: EventSourceRunner, listener: ConsumerLogListener = {}): ConsumerLog {
+export function watchConsumerLog(runner: ObservedRunner, listener: ConsumerLogListener = {}): ConsumerLog {
   const records: RecordLine[] = [];
   const quarantined: QuarantinedLine[] = [];
   const controls: ControlLine[] = [];

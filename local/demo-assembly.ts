@@ -22,10 +22,14 @@ export class DemoAssembly {
   private stages = 0;
 
   /** Synthesizes one pipeline's stack; returns the directory of its cloud assembly. */
-  synthesize(stackName: string, pipeline: DemoStackProps['pipeline']): string {
+  synthesize(
+    stackName: string,
+    pipeline: DemoStackProps['pipeline'],
+    kafka?: DemoStackProps['kafka'],
+  ): string {
     this.stages += 1;
     const stage = new Stage(this.app, `Pipeline${this.stages}`);
-    new DemoStack(stage, stackName, { stackName, pipeline });
+    new DemoStack(stage, stackName, { stackName, pipeline, ...(kafka === undefined ? {} : { kafka }) });
     return stage.synth().directory;
   }
 

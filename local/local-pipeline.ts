@@ -7,14 +7,24 @@
  */
 import * as path from 'node:path';
 import { UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
+import { Admin } from '@platformatic/kafka';
 import { ENV } from '../contract/env';
 import { type AwsClients, createClients } from '../lambdas/adapters/clients';
 import { DEMO_OUTSIDE_SYSTEM_URL_ENV } from '../lambdas/demo/worker';
 import { CONSUMER_ENTRY_FILE } from '../lib/consumer-bundling';
 import { DEMO_PROCESSOR_ENTRY, type DemoStackProps } from '../lib/demo-stack';
+import { startKafka } from '../tools/kafka/broker';
+import { ensureKafka } from '../tools/kafka/ensure-kafka.mjs';
 import { deployCdkOut, type LocalFunction, type LocalStack } from '../tools/local-aws/deploy';
+import type { LocalEventSourceMapping } from '../tools/local-aws/deploy/types';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../tools/local-aws/moto';
-import { type EventSourceRunner, startEventSourceRunner } from '../tools/local-aws/runner';
+import {
+  type EventSourceRunner,
+  type FunctionOptions,
+  type ObservedRunner,
+  startEventSourceRunner,
+  startKafkaRunner,
+} from '../tools/local-aws/runner';
 import { deployOnLocalStack } from '../tools/localstack/cdk-deploy';
 import { readDeployedStack } from '../tools/localstack/deployed-stack';
 import { ensureLocalStack } from '../tools/localstack/ensure-localstack.mjs';
@@ -23,6 +33,9 @@ import { DemoAssembly } from './demo-assembly';
 import { type FaultRun, prepareFaultRun } from './faults/fault-run';
 import type { FaultSpec } from './faults/shared-plan';
 import { startOutsideSystem } from './outside-system';
+import { KafkaPipelineSource } from './sources/kafka-source';
+import { LOCAL_KAFKA_TOPIC, type PipelineSource } from './sources/pipeline-source';
+import { SqsPipelineSource } from './sources/sqs-source';
 
 export interface LocalPipelineOptions {
   readonly stackName?: string;
@@ -60,17 +73,27 @@ export interface LocalPipelineOptions {
    * @default 'moto'
    */
   readonly target?: LocalTarget;
+  /**
+   * What the consumer reads: the demo stack's SQS queue, or a topic of that many partitions on an
+   * embedded Apache Kafka broker (tools/kafka), read through the construct's Kafka source and
+   * played by the local Kafka runner (moto only).
+   * @default - the SQS queue
+   */
+  readonly kafka?: { readonly partitions: number };
 }
 
 export const LOCAL_TARGETS = ['moto', 'localstack'] as const;
 export type LocalTarget = (typeof LOCAL_TARGETS)[number];
 
-export interface LocalPipeline {
+/** A running pipeline; its runner is the SQS runner's unless it reads a Kafka topic. */
+export interface LocalPipeline<Runner extends ObservedRunner = EventSourceRunner> {
   readonly aws: LocalAws;
   readonly clients: AwsClients;
   readonly stack: LocalStack;
   readonly consumer: LocalFunction;
-  readonly runner: EventSourceRunner;
+  readonly runner: Runner;
+  /** The queue or topic the consumer reads. */
+  readonly source: PipelineSource;
   readonly outside: Awaited<ReturnType<typeof startOutsideSystem>>;
   /** The faults of the run and their firings; undefined without faults. */
   readonly faults?: Pick<FaultRun, 'fired'>;
@@ -79,7 +102,13 @@ export interface LocalPipeline {
   stop(): Promise<void>;
 }
 
-export async function startLocalPipeline(options: LocalPipelineOptions = {}): Promise<LocalPipeline> {
+export function startLocalPipeline(
+  options?: LocalPipelineOptions & { readonly kafka?: undefined },
+): Promise<LocalPipeline>;
+export function startLocalPipeline(options: LocalPipelineOptions): Promise<LocalPipeline<ObservedRunner>>;
+export async function startLocalPipeline(
+  options: LocalPipelineOptions = {},
+): Promise<LocalPipeline<ObservedRunner>> {
   const stackName = options.stackName ?? 'PoisonQuarantineDemo';
   const assembly = options.assembly ?? new DemoAssembly();
   const cleanups: (() => Promise<void> | void)[] = options.assembly ? [] : [() => assembly.remove()];
@@ -88,7 +117,12 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
   };
   const nextStep = () => options.signal?.throwIfAborted();
   try {
-    const cdkOut = assembly.synthesize(stackName, options.pipeline);
+    const broker = options.kafka && (await startBroker(options.kafka.partitions, cleanups));
+    const cdkOut = assembly.synthesize(
+      stackName,
+      options.pipeline,
+      broker && { bootstrapServers: [broker.bootstrap], topic: LOCAL_KAFKA_TOPIC },
+    );
     nextStep();
     const { aws, stack } = await deployOn(options.target ?? 'moto', stackName, cdkOut, cleanups);
     nextStep();
@@ -121,12 +155,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
       : undefined;
     if (faults) cleanups.push(() => faults.remove());
     nextStep();
-    const runner = await startEventSourceRunner({
-      clients,
-      queueUrl: env(ENV.sourceQueueUrl),
-      queueArn: env(ENV.sourceQueueArn),
-      region: aws.region,
-      fifo: env(ENV.fifo) === 'true',
+    const fn: FunctionOptions = {
       runtime: consumer.runtime,
       handler: faults?.handler ?? {
         file: path.join(consumer.assetPath, CONSUMER_ENTRY_FILE),
@@ -143,19 +172,91 @@ export async function startLocalPipeline(options: LocalPipelineOptions = {}): Pr
       functionName: consumer.functionName,
       functionTimeoutMs: consumer.timeoutSeconds * 1000,
       memoryMiB: consumer.memoryMiB,
+      forwardLogs: options.forwardLogs ?? false,
+    };
+    const polling = {
       batchSize: mapping.batchSize,
       maximumBatchingWindowMs: mapping.maximumBatchingWindowInSeconds * 1000,
       maximumConcurrency: options.environments ?? mapping.maximumConcurrency ?? 2,
       mapping: { uuid: mapping.uuid, pollStateEveryMs: 200 },
+    };
+    if (broker !== undefined) {
+      const kafka = kafkaSourceOf(mapping);
+      const runner = await startKafkaRunner({
+        ...fn,
+        ...polling,
+        clients,
+        region: aws.region,
+        bootstrapServers: [broker.bootstrap],
+        topic: kafka.topic,
+        // Lambda's default group is the mapping's UUID.
+        groupId: kafka.consumerGroupId ?? mapping.uuid,
+        startingPosition: kafka.startingPosition,
+        fetchMaxWaitMs: 200,
+      });
+      cleanups.push(() => runner.stop());
+      const source = new KafkaPipelineSource(broker.bootstrap, kafka.topic, runner);
+      cleanups.push(() => source.close());
+      return {
+        aws,
+        clients,
+        stack,
+        consumer,
+        runner,
+        source,
+        outside,
+        ...(faults ? { faults } : {}),
+        env,
+        stop,
+      };
+    }
+    const runner = await startEventSourceRunner({
+      ...fn,
+      ...polling,
+      clients,
+      queueUrl: env(ENV.sourceQueueUrl),
+      queueArn: env(ENV.sourceQueueArn),
+      region: aws.region,
+      fifo: env(ENV.fifo) === 'true',
       waitTimeSeconds: 1,
-      forwardLogs: options.forwardLogs ?? false,
     });
     cleanups.push(() => runner.stop());
-    return { aws, clients, stack, consumer, runner, outside, ...(faults ? { faults } : {}), env, stop };
+    const source = new SqsPipelineSource(clients.sqs, env(ENV.sourceQueueUrl));
+    return {
+      aws,
+      clients,
+      stack,
+      consumer,
+      runner,
+      source,
+      outside,
+      ...(faults ? { faults } : {}),
+      env,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The embedded broker (installed on first use) with the demo's topic; its stop joins `cleanups`. */
+async function startBroker(partitions: number, cleanups: (() => Promise<void> | void)[]) {
+  ensureKafka();
+  const broker = await startKafka();
+  cleanups.push(() => broker.stop());
+  const admin = new Admin({ clientId: 'poison-quarantine-local', bootstrapBrokers: [broker.bootstrap] });
+  try {
+    await admin.createTopics({ topics: [LOCAL_KAFKA_TOPIC], partitions, replicas: 1 });
+  } finally {
+    await admin.close();
+  }
+  return broker;
+}
+
+function kafkaSourceOf(mapping: LocalEventSourceMapping) {
+  if (mapping.kafka === undefined) throw new Error(`the mapping ${mapping.logicalId} reads no Kafka topic`);
+  return mapping.kafka;
 }
 
 /** Starts the target's local AWS (its stop joins `cleanups`) and deploys the assembly's stack there. */

@@ -136,8 +136,9 @@ async function carryOut(
         return quarantined(deps, session, record, previous, decision.reason, decision.charge);
       }
       // Rule 6: a crash starts a trial, or starts its count again, once per crash however many of
-      // its messages come back.
-      if (decision.startIsolation) {
+      // its messages come back. An ordered source (SQS FIFO, Kafka) runs its records one at a time
+      // already: there a trial would change nothing but cost a write per message (issue 38).
+      if (decision.startIsolation && !deps.config.ordered) {
         await deps.control.startIsolation({
           now,
           messages: deps.config.policy.isolationTrialMessages,

@@ -6,6 +6,7 @@
  * exactly its `times`: one that fired less did not test what the scenario says it tests.
  */
 import type { FaultFiring } from '../faults/fault-run';
+import { LOCAL_KAFKA_TOPIC } from '../sources/pipeline-source';
 import type { Observed } from './observe';
 import type { OperatorRun } from './operator';
 import { type OutageTimeline, TIMELINE_ORDER } from './outage';
@@ -40,6 +41,9 @@ export function judge(run: ScenarioRun): Verdict {
   const { observed, settlement } = run;
   const checks: Check[] = [settledCheck('settled', settlement), ...totalsChecks(expected, observed)];
   if (outage !== undefined) checks.push(timelineCheck(observed.timeline));
+  // An outage holds partitions by design (rule 7); elsewhere only poison may, and only so long.
+  if (observed.partitionsHeld !== undefined && outage === undefined)
+    checks.push(partitionHoldCheck(run.scenario, observed.partitionsHeld));
   if (run.scenario.faults !== undefined) checks.push(...faultChecks(run.scenario.faults, run.faults));
   const floor = floorChecks(observed);
   checks.push(...floor);
@@ -253,4 +257,32 @@ export function showCounts(counts: Readonly<Partial<Record<string, Count>>>): st
     count === undefined || count === 0 ? [] : [`${key} ${showCount(count)}`],
   );
   return entries.length === 0 ? 'none' : entries.join(', ');
+}
+
+/**
+ * A Kafka source (issue 38): only a partition holding a record that crashes its worker may be
+ * held, each such record at most three invocations per charged attempt (the crashed one and at
+ * most two that sleep out its timeout before the redelivery may judge it: docs/behaviour.md,
+ * "Kafka sources"); every other partition is never held.
+ */
+function partitionHoldCheck(
+  scenario: ScenarioRun['scenario'],
+  held: Readonly<Record<string, number>>,
+): Check {
+  const limit = scenario.limit ?? 3;
+  const bound = new Map<string, number>();
+  for (const message of scenario.messages.filter((candidate) => candidate.behaviour?.startsWith('crash'))) {
+    const partition = `${LOCAL_KAFKA_TOPIC}-${message.partition ?? 0}`;
+    bound.set(partition, (bound.get(partition) ?? 0) + 3 * limit);
+  }
+  const expected = [...bound].map(([partition, most]) => `${partition} <= ${most}`).join(', ');
+  const observedText = Object.entries(held)
+    .map(([partition, times]) => `${partition} ${times}`)
+    .join(', ');
+  return {
+    figure: 'partitions held (invocations)',
+    expected: expected === '' ? 'none' : `${expected}; no other`,
+    observed: observedText === '' ? 'none' : observedText,
+    pass: Object.entries(held).every(([partition, times]) => times <= (bound.get(partition) ?? 0)),
+  };
 }

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { exitQuietlyOnBrokenPipe } from '../../cli/broken-pipe';
 import { LOCAL_TARGETS, type LocalTarget } from '../local-pipeline';
 import { DEFAULT_SCENARIOS } from './default-scenarios';
+import { KAFKA_SCENARIOS } from './kafka-scenarios';
 import { jsonReport, passed, ran, type ScenarioResult, textReport } from './report';
 import { runScenarios } from './run-scenario';
 import {
@@ -25,7 +26,7 @@ import {
 /** The most `--timeout-scale` gives: past it a scenario's waits (6x the timeout per crash) are hours. */
 const MAX_TIMEOUT_SCALE = 10;
 
-const USAGE = `Usage: npm run rehearsal -- [--json] [--scenario FILE] [--timeout-scale N] [--target T] [--verbose]
+const USAGE = `Usage: npm run rehearsal -- [--json] [--scenario FILE] [--timeout-scale N] [--target T] [--source S] [--verbose]
 
 Runs rehearsal scenarios on the embedded local AWS (moto + the demo stack + the local runner),
 each on its own pipeline, concurrently, and reports expected vs observed figures.
@@ -45,6 +46,11 @@ each on its own pipeline, concurrently, and reports expected vs observed figures
   --target T       where each pipeline is deployed: moto (the default: the embedded local AWS)
                    or localstack (the embedded LocalStack: the stack deployed by its own
                    CloudFormation, the consumer run by the project's runner; docs/localstack.md)
+  --source S       what the consumer reads: sqs (the default: the demo stack's queue) or kafka (a
+                   topic on an embedded Apache Kafka broker, read through the construct's Kafka
+                   source; without --scenario: the seed, its variant, the outage over three
+                   partitions and "incident", one corrupted record on one of three partitions);
+                   moto only
   --json           print exactly one JSON document on stdout ({"scenarios": [...]})
   --verbose        copy the consumer's own log lines to stderr
   --help           this text
@@ -61,6 +67,7 @@ interface Args {
   readonly scenarioFile?: string;
   readonly timeoutScale: number;
   readonly target: LocalTarget;
+  readonly source: 'sqs' | 'kafka';
 }
 
 function readArgs(argv: readonly string[]): Args {
@@ -74,6 +81,7 @@ function readArgs(argv: readonly string[]): Args {
         scenario: { type: 'string' },
         [TIMEOUT_SCALE_OPTION]: { type: 'string', default: '1' },
         target: { type: 'string', default: 'moto' },
+        source: { type: 'string', default: 'sqs' },
       },
       strict: true,
       allowPositionals: false,
@@ -85,6 +93,7 @@ function readArgs(argv: readonly string[]): Args {
       scenarioFile: values.scenario,
       timeoutScale: timeoutScale(values[TIMEOUT_SCALE_OPTION]),
       target: targetOf(values.target),
+      source: sourceOf(values.source, values.target),
     };
   } catch (error) {
     throw error instanceof UsageError ? error : new UsageError((error as Error).message);
@@ -98,6 +107,14 @@ function targetOf(given: string): LocalTarget {
   return target;
 }
 
+function sourceOf(given: string, target: string): 'sqs' | 'kafka' {
+  if (given !== 'sqs' && given !== 'kafka')
+    throw new UsageError(`--source must be sqs or kafka (given "${given}")`);
+  if (given === 'kafka' && target !== 'moto')
+    throw new UsageError(`--source kafka runs on the embedded local AWS only (given --target ${target})`);
+  return given;
+}
+
 /** `--timeout-scale`'s factor: a number, so 1.5 gives half as much again. */
 function timeoutScale(given: string): number {
   const factor = Number(given);
@@ -109,8 +126,8 @@ function timeoutScale(given: string): number {
   return factor;
 }
 
-function loadScenarios(file: string | undefined): readonly Scenario[] {
-  if (file === undefined) return DEFAULT_SCENARIOS;
+function loadScenarios(file: string | undefined, source: 'sqs' | 'kafka'): readonly Scenario[] {
+  if (file === undefined) return source === 'kafka' ? KAFKA_SCENARIOS : DEFAULT_SCENARIOS;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -133,7 +150,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const scenarios = loadScenarios(args.scenarioFile).map((scenario) =>
+  const scenarios = loadScenarios(args.scenarioFile, args.source).map((scenario) =>
     scaleTimeouts(scenario, args.timeoutScale),
   );
   const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -153,6 +170,7 @@ async function main(argv: readonly string[]): Promise<number> {
       signal: interrupt.signal,
       forwardLogs: args.verbose,
       target: args.target,
+      source: args.source,
     });
     results = outcomes.map((outcome) =>
       outcome.run

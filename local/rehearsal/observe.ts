@@ -72,6 +72,11 @@ export interface Observed {
   readonly operator?: readonly OperatorRun[];
   /** The figures once the operator's answers settled (a scenario with operator steps). */
   readonly afterOperator?: Observed;
+  /**
+   * A Kafka source: the invocations that committed nothing of their partition, by
+   * `topic-partition` (partition-holds.ts); partitions never held are left out.
+   */
+  readonly partitionsHeld?: Readonly<Record<string, number>>;
 }
 
 export interface OperationsFigures {

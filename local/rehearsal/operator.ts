@@ -10,6 +10,7 @@
 import { PQ_COMMANDS } from '../../bin/pq-commands';
 import { runCli } from '../../cli/run';
 import { LOCAL_CREDENTIALS } from '../../tools/local-aws/moto';
+import type { ObservedRunner } from '../../tools/local-aws/runner';
 import type { LocalPipeline } from '../local-pipeline';
 import type { PipelineProbe } from './pipeline-probe';
 import type { OperatorStep } from './scenario';
@@ -32,7 +33,7 @@ export interface OperatorRun {
 }
 
 export interface OperatorOptions {
-  readonly pipeline: LocalPipeline;
+  readonly pipeline: LocalPipeline<ObservedRunner>;
   readonly probe: PipelineProbe;
   /** The ledger key of a message label. */
   readonly keyOf: (label: string) => string;

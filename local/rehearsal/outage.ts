@@ -13,6 +13,7 @@
  * Times are epoch milliseconds here; the timeline reports them as milliseconds from the outage start.
  */
 
+import type { ObservedRunner } from '../../tools/local-aws/runner';
 import type { ConsumerLog } from '../consumer-log';
 import type { LocalPipeline } from '../local-pipeline';
 import type { PipelineProbe } from './pipeline-probe';
@@ -59,7 +60,7 @@ export class OutagePlay {
 
   constructor(
     private readonly outage: Outage,
-    private readonly pipeline: LocalPipeline,
+    private readonly pipeline: LocalPipeline<ObservedRunner>,
     private readonly probe: PipelineProbe,
     private readonly say: (line: string) => void,
   ) {

@@ -5,32 +5,25 @@
  */
 import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
-import {
-  GetQueueAttributesCommand,
-  GetQueueUrlCommand,
-  SendMessageBatchCommand,
-  SendMessageCommand,
-} from '@aws-sdk/client-sqs';
 import { ENV } from '../../contract/env';
 import type { QuarantineStatus } from '../../contract/quarantine';
 import { ISOLATION_KEY } from '../../lambdas/adapters/control-items';
 import { ControlState } from '../../lambdas/adapters/control-state';
 import { OperatorLedger } from '../../lambdas/adapters/operator-ledger';
 import { QuarantineRecords } from '../../lambdas/adapters/quarantine-reader';
-import { SourceQueue, type QueueDepth as SqsDepth } from '../../lambdas/adapters/source-queue';
 import type { QuarantineRecord } from '../../lambdas/core/quarantine-record';
 import type { ControlSnapshot } from '../../lambdas/ports/control';
 import { MalformedItemError } from '../../lambdas/ports/errors';
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
+import type { ObservedRunner } from '../../tools/local-aws/runner';
 import type { LocalPipeline } from '../local-pipeline';
+import type { QueueDepth } from '../sources/pipeline-source';
+
+export type { QueueDepth } from '../sources/pipeline-source';
 
 /** Reads of a half-built item (see `ledgerItem`) before giving up. */
 const HALF_BUILT_RETRIES = 5;
 const STATUSES: readonly QuarantineStatus[] = ['open', 'awaiting-operator', 'resolved', 'replayed'];
-
-export interface QueueDepth extends SqsDepth {
-  readonly total: number;
-}
 
 /** An execution of an operations state machine: `pause-<epoch>` or `ou-<quarantine id>`. */
 export interface ExecutionView {
@@ -65,13 +58,11 @@ export class PipelineProbe {
   readonly ledger: OperatorLedger;
   readonly quarantine: QuarantineRecords;
   readonly control: ControlState;
-  private readonly queueUrl: string;
-  private readonly queue: SourceQueue;
   private readonly controlTable: string;
   /** The pause and the verification state machines. */
   private readonly stateMachineArns: readonly string[];
 
-  constructor(private readonly pipeline: LocalPipeline) {
+  constructor(private readonly pipeline: LocalPipeline<ObservedRunner>) {
     const { clients } = pipeline;
     this.ledger = new OperatorLedger(clients.dynamodb, pipeline.env(ENV.attemptsTable));
     this.quarantine = new QuarantineRecords(
@@ -86,63 +77,26 @@ export class PipelineProbe {
       pipeline.env(ENV.pauseStateMachineArn),
       pipeline.env(ENV.verificationStateMachineArn),
     ];
-    this.queueUrl = pipeline.env(ENV.sourceQueueUrl);
-    this.queue = new SourceQueue(clients.sqs, this.queueUrl);
   }
 
-  /** Sends one message to the source queue; returns its SQS messageId. */
-  async send(body: string): Promise<string> {
-    const output = await this.pipeline.clients.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body }),
-    );
-    if (!output.MessageId) throw new Error('SendMessage returned no MessageId');
-    return output.MessageId;
+  /** Puts one message into the source (a Kafka record into `partition`); returns its messageId. */
+  send(body: string, partition?: number): Promise<string> {
+    return this.pipeline.source.send(body, partition);
   }
 
-  /** Sends up to 10 messages in one request, so one receive can take them together; ids in order. */
-  async sendBatch(bodies: readonly string[]): Promise<string[]> {
-    if (bodies.length === 0 || bodies.length > 10)
-      throw new Error(`sendBatch takes 1 to 10 bodies (given ${bodies.length})`);
-    const output = await this.pipeline.clients.sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: this.queueUrl,
-        Entries: bodies.map((body, index) => ({ Id: String(index), MessageBody: body })),
-      }),
-    );
-    if (output.Failed?.length) throw new Error(`SendMessageBatch failed: ${JSON.stringify(output.Failed)}`);
-    const ids = new Map((output.Successful ?? []).map((entry) => [entry.Id, entry.MessageId]));
-    return bodies.map((_, index) => {
-      const id = ids.get(String(index));
-      if (!id) throw new Error(`SendMessageBatch returned no MessageId for entry ${index}`);
-      return id;
-    });
+  /** Puts up to 10 messages in at once, so one poll can take them together; ids in order. */
+  sendBatch(bodies: readonly string[]): Promise<string[]> {
+    return this.pipeline.source.sendBatch(bodies);
   }
 
-  async queueDepth(): Promise<QueueDepth> {
-    return withTotal(await this.queue.depth());
+  /** What is left at the source: the queue's messages, or the topic's uncommitted records. */
+  queueDepth(): Promise<QueueDepth> {
+    return this.pipeline.source.depth();
   }
 
-  /**
-   * The backstop's depth: the dead-letter queue the source queue's RedrivePolicy names, where SQS
-   * moves a message at its last receive whatever our ledger says. Found from the queue itself,
-   * not from the stack, so the figure is the queue SQS really redrives to.
-   */
-  async backstopDepth(): Promise<QueueDepth> {
-    const { sqs } = this.pipeline.clients;
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['RedrivePolicy'] }),
-    );
-    if (Attributes?.RedrivePolicy === undefined)
-      throw new Error(`the source queue ${this.queueUrl} has no RedrivePolicy: no backstop to read`);
-    const { deadLetterTargetArn } = JSON.parse(Attributes.RedrivePolicy) as { deadLetterTargetArn: string };
-    // arn:aws:sqs:<region>:<account>:<queue name>
-    const [, , , , account, name] = deadLetterTargetArn.split(':');
-    const { QueueUrl } = await sqs.send(
-      new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }),
-    );
-    if (QueueUrl === undefined) throw new Error(`GetQueueUrl returned no URL for ${deadLetterTargetArn}`);
-    // SourceQueue's depth reads any queue's three counts.
-    return withTotal(await new SourceQueue(sqs, QueueUrl).depth());
+  /** What sits past the ledger: SQS's dead-letter queue (a Kafka source has none). */
+  backstopDepth(): Promise<QueueDepth> {
+    return this.pipeline.source.backstopDepth();
   }
 
   /** The ledger item of each key (strongly consistent reads), undefined where none exists yet. */
@@ -237,10 +191,6 @@ export class PipelineProbe {
       ...times,
     };
   }
-}
-
-function withTotal(depth: SqsDepth): QueueDepth {
-  return { ...depth, total: depth.visible + depth.inFlight + depth.delayed };
 }
 
 /** A number as the tables keep it: epoch milliseconds (N) or ISO-8601 (S). */

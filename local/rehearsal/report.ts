@@ -299,6 +299,7 @@ export function jsonReport(results: readonly ScenarioResult[], wallMs: number): 
       observed: {
         ...observedJson(observed),
         ...(observed.timeline ? { timeline: observed.timeline } : {}),
+        ...(observed.partitionsHeld ? { partitionsHeld: observed.partitionsHeld } : {}),
         ...(observed.operator
           ? {
               operator: observed.operator.map((step) => ({

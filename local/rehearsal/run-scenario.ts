@@ -5,6 +5,7 @@
  * the `progress` callback (stderr in main.ts); every pipeline started is stopped, whatever happens.
  */
 import { Duration } from 'aws-cdk-lib';
+import type { ObservedRunner } from '../../tools/local-aws/runner';
 import { type ConsumerLog, type Death, watchConsumerLog } from '../consumer-log';
 import { DemoAssembly } from '../demo-assembly';
 import type { FaultFiring } from '../faults/fault-run';
@@ -13,6 +14,7 @@ import { IsolationWatch } from './isolation-watch';
 import { type Observed, observe } from './observe';
 import { type OperatorRun, takeOperatorSteps } from './operator';
 import { OutagePlay } from './outage';
+import { watchPartitionHolds } from './partition-holds';
 import { isTerminal, PipelineProbe, type QueueDepth } from './pipeline-probe';
 import { ledgerKeyOf, messageBody, type Scenario, settleTimeoutSeconds } from './scenario';
 
@@ -25,6 +27,11 @@ export interface RunOptions {
   readonly forwardLogs?: boolean;
   /** Where each pipeline is deployed. @default 'moto' */
   readonly target?: LocalTarget;
+  /**
+   * What the consumer reads: the demo stack's SQS queue, or a Kafka topic on the embedded broker
+   * (as many partitions as the scenario's messages name). @default 'sqs'
+   */
+  readonly source?: 'sqs' | 'kafka';
 }
 
 export interface Settlement {
@@ -137,6 +144,7 @@ async function startPipeline(scenario: Scenario, assembly: DemoAssembly, options
     environments: scenario.environments,
     forwardLogs: options.forwardLogs ?? false,
     target: options.target ?? 'moto',
+    ...(options.source === 'kafka' ? { kafka: { partitions: partitionsOf(scenario) } } : {}),
     ...(scenario.faults === undefined
       ? {}
       : { faults: scenario.faults.map((fault) => ({ ...fault, times: fault.times ?? 1 })) }),
@@ -146,9 +154,14 @@ async function startPipeline(scenario: Scenario, assembly: DemoAssembly, options
   return { pipeline, startupMs };
 }
 
+/** A topic's partitions for the scenario: the highest one a message names, plus one. */
+function partitionsOf(scenario: Scenario): number {
+  return Math.max(0, ...scenario.messages.map((message) => message.partition ?? 0)) + 1;
+}
+
 async function play(
   scenario: Scenario,
-  pipeline: LocalPipeline,
+  pipeline: LocalPipeline<ObservedRunner>,
   startupMs: number,
   options: RunOptions,
 ): Promise<ScenarioRun> {
@@ -166,11 +179,12 @@ async function play(
   const log = watchProgress(pipeline, probe, sqsLabels, progress);
   const outage = scenario.outage && new OutagePlay(scenario.outage, pipeline, probe, progress);
   const isolation = IsolationWatch.start(scenario, probe);
+  const holds = pipeline.source.kind === 'kafka' ? watchPartitionHolds(pipeline.runner) : undefined;
   try {
     outage?.beforeFirstSend();
     const sentAt = Date.now();
     for (const message of scenario.messages) {
-      const messageId = await probe.send(messageBody(message));
+      const messageId = await probe.send(messageBody(message), message.partition);
       sent.set(message.id, messageId);
       sqsLabels.set(messageId, message.id);
       const key = ledgerKeyOf(scenario, message, messageId);
@@ -202,7 +216,8 @@ async function play(
         outside: pipeline.outside.counts(),
         ...(trials.length === 0 ? {} : { firstTrialAt: sentAt + trials[0].startedAt }),
       });
-      return trials.length === 0 ? observed : { ...observed, isolation: trials };
+      const withHolds = holds === undefined ? observed : { ...observed, partitionsHeld: holds.counts() };
+      return trials.length === 0 ? withHolds : { ...withHolds, isolation: trials };
     };
     const observed = await observeNow();
     const timeline = await outage?.timeline(log, keys);
@@ -261,6 +276,7 @@ async function play(
     await outage?.stop();
     await isolation?.stop();
     log.close();
+    holds?.close();
   }
 }
 
@@ -328,7 +344,7 @@ function durationProp<P extends string>(prop: P, value: number | undefined): Par
 }
 
 function watchProgress(
-  pipeline: LocalPipeline,
+  pipeline: LocalPipeline<ObservedRunner>,
   probe: PipelineProbe,
   labels: ReadonlyMap<string, string>,
   say: (line: string) => void,

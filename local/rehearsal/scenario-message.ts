@@ -80,6 +80,13 @@ export const scenarioMessage = strictObject({
   bodyBase64: rawBase64
     .optional()
     .meta({ description: 'A raw body as base64 of its UTF-8 bytes, sent decoded (instead of behaviour).' }),
+  partition: wholeNumber(0, 9)
+    .optional()
+    .meta({
+      description:
+        'With --source kafka: the partition of the topic the record is produced to (default 0); the topic ' +
+        'has as many partitions as the highest one named, plus one. Ignored for a queue.',
+    }),
 }).superRefine(
   (message, context) => {
     const kinds = BODY_FIELDS.filter((field) => message[field] !== undefined);

@@ -3,7 +3,7 @@
  * over the in-memory world, with Lambda's Kafka mapping played (sim/world/kafka-mapping.ts): the
  * same rules, keyed by topic, partition and offset, and a partition that moves on past its poison.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { kafkaRecordId } from '../../contract/sources';
 import type { QueueMessage } from '../../lambdas/consumer/types';
 import { driveKafka } from '../../sim/world/kafka-mapping';
@@ -200,5 +200,22 @@ describe("what the user's code gets (issue 38)", () => {
         headers: [],
       },
     });
+  });
+});
+
+describe('a crash on an ordered source (issue 38)', () => {
+  it('given a poison record, then no isolation trial starts: the records behind it run one at a time already', async () => {
+    // Prepare
+    const { world, topic } = seed([{ do: 'crash' }]);
+    const passed = vi.spyOn(world.control, 'isolationMessagePassed');
+    const started = vi.spyOn(world.control, 'startIsolation');
+
+    // Act
+    await driveKafka(world, topic, { batchSize: 1 });
+
+    // Assess
+    expect(started).not.toHaveBeenCalled();
+    expect(passed).not.toHaveBeenCalled();
+    expect(world.control.isolation).toBeUndefined();
   });
 });
