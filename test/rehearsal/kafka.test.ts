@@ -67,7 +67,7 @@ describe('the rehearsal on a Kafka topic (issue 38)', () => {
     expect(named('outage').observed.operations?.pauses).toBe(1);
   });
 
-  it("given the incident, then only the corrupted record's partition was held, at most three invocations per charge", () => {
+  it("given the incident, then only the corrupted record's partition was held, at most four invocations per charge", () => {
     const incident = named(INCIDENT.name);
     const held = incident.observed.partitionsHeld ?? {};
     expect(Object.keys(held)).toStrictEqual(['orders-1']);
