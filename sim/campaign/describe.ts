@@ -3,7 +3,7 @@
  * defaults, each message's scripts, the events. The JSON stays the replayable truth.
  */
 import type { Step } from '../world/scripted-processor';
-import type { CampaignEvent, Schedule } from './schedule';
+import type { CampaignEvent, MessageSpec, Schedule } from './schedule';
 
 export function describeSchedule(schedule: Schedule): string[] {
   const { config } = schedule;
@@ -18,13 +18,26 @@ export function describeSchedule(schedule: Schedule): string[] {
   ].join(', ');
   const messages = schedule.messages.map(
     (message) =>
-      `${message.id}: ${message.scripts.length === 0 ? 'completes' : message.scripts.map(describeScript).join(' | ')}`,
+      `${message.id}${describeRecord(message)}: ${message.scripts.length === 0 ? 'completes' : message.scripts.map(describeScript).join(' | ')}`,
   );
   return [
+    ...(schedule.kafka === undefined ? [] : [`Kafka topic of ${schedule.kafka.partitions} partition(s)`]),
     settings,
     ...messages,
     `events: ${schedule.events.map(describeEvent).join('; ') || 'none'} ; drain`,
   ];
+}
+
+/** A Kafka record's partition, and what its value and headers are when not plain text. */
+function describeRecord(message: MessageSpec): string {
+  if (message.partition === undefined) return '';
+  const details = [
+    `partition ${message.partition}`,
+    ...(message.bytes === undefined ? [] : ['value no UTF-8']),
+    ...(message.recordKey === undefined ? [] : [`key ${message.recordKey}`]),
+    ...(message.headers === undefined ? [] : [`${message.headers.length} header(s)`]),
+  ];
+  return ` (${details.join(', ')})`;
 }
 
 function describeScript(script: readonly Step[]): string {
@@ -82,5 +95,9 @@ function describeEvent(event: CampaignEvent): string {
       return 'the oldest running pause execution fails';
     case 'pause-runs-fail':
       return `pause runs fail ${event.at} for ${event.seconds}s`;
+    case 'poll-partitions':
+      return `poll ${event.invocations.map(({ env, partitions }) => `env${env}[${partitions.map((p) => `p${p}`).join('+')}]`).join(' ')}`;
+    case 'rebalance':
+      return `rebalance p${event.partition} from env${event.env} to env${event.to} after ${event.afterMs}ms`;
   }
 }

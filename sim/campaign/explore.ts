@@ -8,7 +8,7 @@ import { checkInvariants, INVARIANTS, type InvariantName, type Verdict } from '.
 import type { PlantedBug } from './observe';
 import { scheduleSeed } from './prng';
 import { runSchedule } from './run-schedule';
-import type { Schedule } from './schedule';
+import { isKafka, type Schedule } from './schedule';
 import { probeFor, shrink } from './shrink';
 
 export interface CampaignOptions {
@@ -35,6 +35,8 @@ export interface CampaignReport {
   readonly seed: number;
   readonly faultsInjected: number;
   readonly crashes: number;
+  /** Schedules whose consumer read a Kafka topic (kafka-schedule.ts); the rest read an SQS queue. */
+  readonly kafkaSchedules: number;
   readonly violations: Violation[];
   /** Schedules on which each invariant failed. */
   readonly violationCounts: Record<InvariantName, number>;
@@ -67,9 +69,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
   const found: Violation[] = [];
   let faultsInjected = 0;
   let crashes = 0;
+  let kafkaSchedules = 0;
   for (let index = 0; index < options.schedules; index++) {
     const seed = scheduleSeed(options.seed, index);
     const schedule = generateSchedule(seed);
+    if (isKafka(schedule)) kafkaSchedules += 1;
     const result = await runOne(schedule, options.plant);
     // Schedules run on promises alone: let the event loop turn now and then, so what waits for it
     // (the worlds' timer pumps, setImmediate) runs and is let go.
@@ -92,6 +96,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
     seed: options.seed,
     faultsInjected,
     crashes,
+    kafkaSchedules,
     violations,
     violationCounts: counts,
     invariantsChecked: checked,

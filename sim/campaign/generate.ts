@@ -7,26 +7,24 @@
  * crashes, long outages polled through. Each schedule scales those weights by its own swarm
  * (swarm.ts): trouble of each kind, from none to dominant. Each also draws the seed of the order
  * in which the world resumes ready awaits (`scheduler`). About one in twelve is a scale schedule
- * instead (scale.ts): hundreds of messages, several of them poison, several environments.
+ * instead (scale.ts): hundreds of messages, several of them poison, several environments; and
+ * about one in six of the others reads a Kafka topic (kafka-schedule.ts).
  */
-import { FAULT_POINTS, type FaultKind, type FaultPoint } from '../faults/fault-points';
-import type { Step } from '../world/scripted-processor';
+import { kafkaSchedule } from './kafka-schedule';
 import { Draw, mulberry32 } from './prng';
 import { scaleSchedule, stormSchedule } from './scale';
-import type { CampaignConfig, CampaignEvent, Decision, MessageSpec, Schedule } from './schedule';
+import type { CampaignConfig, CampaignEvent, MessageSpec, Schedule } from './schedule';
+import { chaosScripts, DECISIONS, drawConfig, drawFault, drawOutage, healthyScript, TEXTS } from './scripts';
 import { Swarm } from './swarm';
-
-const KEY_PATH = 'order.id';
-const KEYLESS_CALLS = ['pay', 'mail'];
-const KEYED_CALLS = ['book', 'ship'];
-/** Bodies whose bytes an operator must get back exactly: accents, emoji, tabs, CRLF, spaces. */
-const TEXTS = ['café ✓', 'naïve 🚀', 'tab\there', 'crlf\r\n', '  padded  ', '"quoted" \\ slash', 'plain'];
-const DECISIONS: readonly Decision[] = ['done', 'not-done', 'discard'];
 
 /** About one schedule in this many is a scale schedule (scale.ts). */
 const SCALE_ONE_IN = 12;
 /** The scale choice has a generator of its own: every other schedule keeps the draws it had. */
 const SCALE_SALT = 0x5ca1e;
+/** About one schedule in this many, of those not at scale, reads a Kafka topic (kafka-schedule.ts). */
+const KAFKA_ONE_IN = 6;
+/** So has the Kafka choice: the SQS schedules it leaves are the ones the seed always gave. */
+const KAFKA_SALT = 0x4afca;
 
 export function generateSchedule(seed: number): Schedule {
   const draw = new Draw(mulberry32(seed));
@@ -34,6 +32,8 @@ export function generateSchedule(seed: number): Schedule {
   const scale = new Draw(mulberry32(seed ^ SCALE_SALT));
   if (scale.int(1, SCALE_ONE_IN) === 1)
     return scale.chance(0.35) ? stormSchedule(scale, seed, scheduler) : scaleSchedule(scale, seed, scheduler);
+  const kafka = new Draw(mulberry32(seed ^ KAFKA_SALT));
+  if (kafka.int(1, KAFKA_ONE_IN) === 1) return kafkaSchedule(kafka, seed, scheduler);
   const swarm = new Swarm(draw);
   const outageOnly = draw.chance(0.3);
   const config = drawConfig(draw);
@@ -41,24 +41,6 @@ export function generateSchedule(seed: number): Schedule {
   const events = outageOnly ? outageEvents(draw) : chaosEvents(draw, swarm, config, messages.length);
   const answers = Array.from({ length: draw.int(1, 3) }, () => draw.pick(DECISIONS));
   return { seed, scheduler, config, messages, events, answers };
-}
-
-function drawConfig(draw: Draw): CampaignConfig {
-  return {
-    attemptLimit: draw.int(1, 5),
-    concurrency: draw.weighted([
-      [1, 3],
-      [2, 3],
-      [3, 2],
-      [4, 2],
-    ]),
-    batchSize: draw.int(1, 10),
-    isolationTrialMessages: draw.int(1, 4),
-    outageThreshold: draw.int(2, 4),
-    transientRetries: draw.int(0, 3),
-    cooldownSeconds: draw.pick([10, 30, 60, 120]),
-    ...(draw.chance(0.3) ? { messageKeyPath: KEY_PATH } : {}),
-  };
 }
 
 function drawMessages(draw: Draw, swarm: Swarm, config: CampaignConfig, outageOnly: boolean): MessageSpec[] {
@@ -81,99 +63,15 @@ function drawMessages(draw: Draw, swarm: Swarm, config: CampaignConfig, outageOn
   });
 }
 
-function chaosScripts(draw: Draw, swarm: Swarm): Step[][] {
-  if (draw.chance(0.35)) return [healthyScript(draw, false)];
-  return Array.from({ length: draw.int(1, 3) }, () =>
-    draw.chance(0.2) ? twoCalls(draw, swarm) : chaosScript(draw, swarm),
-  );
-}
-
-/** Stages and calls that all succeed; with `withCall`, at least one call to the outside system. */
-function healthyScript(draw: Draw, withCall: boolean): Step[] {
-  const steps: Step[] = [];
-  for (let index = draw.int(withCall ? 1 : 0, 3); index > 0; index--) {
-    steps.push(draw.chance(0.3) ? { do: 'stage', name: 'parse' } : call(draw, draw.chance(0.6), 'ok', steps));
-  }
-  if (withCall && !steps.some((step) => step.do === 'external')) steps.push(call(draw, true, 'ok', steps));
-  return steps;
-}
-
-/** Two declared calls in one attempt: the first answered, the second anything. */
-function twoCalls(draw: Draw, swarm: Swarm): Step[] {
-  const steps: Step[] = [];
-  steps.push(call(draw, true, 'ok', steps));
-  steps.push(call(draw, draw.chance(0.4), drawResult(draw, swarm), steps));
-  if (draw.chance(0.3)) steps.push(terminalStep(draw, swarm));
-  return steps;
-}
-
-function chaosScript(draw: Draw, swarm: Swarm): Step[] {
-  const steps: Step[] = [];
-  for (let index = draw.int(0, 4); index > 0; index--) {
-    const kind = draw.weighted([
-      ['stage', 3],
-      ['keyless', 3],
-      ['keyed', 2],
-      ['end', 3],
-      ...swarm.weigh('step', [['work', 1]] as const),
-    ] as const);
-    if (kind === 'stage') steps.push({ do: 'stage', name: draw.pick(['parse', 'validate', 'persist']) });
-    if (kind === 'keyless' || kind === 'keyed')
-      steps.push(call(draw, kind === 'keyless', drawResult(draw, swarm), steps));
-    if (kind === 'work') steps.push({ do: 'work', ms: draw.chance(0.25) ? 31_000 : draw.int(100, 3000) });
-    if (kind === 'end') {
-      steps.push(terminalStep(draw, swarm));
-      break;
-    }
-  }
-  return steps;
-}
-
-function terminalStep(draw: Draw, swarm: Swarm): Step {
-  const ending = draw.weighted(
-    swarm.weigh('ending', [
-      ['crash', 3],
-      ['transient', 2.8],
-      ['permanent', 1.4],
-      ['unknown', 2.8],
-    ] as const),
-  );
-  return ending === 'crash' ? { do: 'crash' } : { do: 'throw', error: ending };
-}
-
-/** A declared call whose name no earlier step of the attempt used (one call per name). */
-function call(
-  draw: Draw,
-  keyless: boolean,
-  result: Extract<Step, { do: 'external' }>['result'],
-  steps: Step[],
-): Step {
-  const used = new Set(steps.flatMap((step) => (step.do === 'external' ? [step.name] : [])));
-  const names = (keyless ? KEYLESS_CALLS : KEYED_CALLS).filter((name) => !used.has(name));
-  const name = names.length > 0 ? draw.pick(names) : `${keyless ? 'pay' : 'book'}-${steps.length}`;
-  return keyless
-    ? { do: 'external', name, result }
-    : { do: 'external', name, idempotencyKey: `${name}-idem`, result };
-}
-
-function drawResult(draw: Draw, swarm: Swarm): Extract<Step, { do: 'external' }>['result'] {
-  return draw.weighted([
-    ['ok', 6],
-    ...swarm.weigh('call result', [
-      ['refused', 1],
-      ['timeout', 1],
-      ['crash-during', 1],
-      ['crash-after', 1],
-    ] as const),
-  ]);
-}
-
 function chaosEvents(draw: Draw, swarm: Swarm, config: CampaignConfig, messages: number): CampaignEvent[] {
   return Array.from({ length: draw.int(4, 30) }, () => chaosEvent(draw, swarm, config, messages));
 }
 
 type ChaosKind =
-  | Exclude<CampaignEvent['do'], 'table-outage' | 'outside-outage' | 'poll-many' | 'pollers'>
+  | Exclude<
+      CampaignEvent['do'],
+      'table-outage' | 'outside-outage' | 'poll-many' | 'pollers' | 'poll-partitions' | 'rebalance'
+    >
   | 'outage';
 
 function chaosEvent(draw: Draw, swarm: Swarm, config: CampaignConfig, messages: number): CampaignEvent {
@@ -232,58 +130,6 @@ function chaosEvent(draw: Draw, swarm: Swarm, config: CampaignConfig, messages: 
         at: draw.chance(0.5) ? 'before-disable' : 'after-disable',
       };
   }
-}
-
-/** Points around the calls whose failure is subtle weigh more than the rest. */
-const HEAVY_POINTS: ReadonlySet<FaultPoint> = new Set([
-  'ledger.start',
-  'ledger.recordExternal:pending',
-  'ledger.recordExternal:done',
-  'ledger.complete',
-  'ledger.recordFailure',
-  'ledger.beginQuarantine',
-  'ledger.markQuarantined',
-  'quarantine.putRecord',
-  'operations.startPause',
-  'operations.startOutcomeUnknown',
-]);
-const KEYED_POINTS = (point: FaultPoint) =>
-  (point.startsWith('ledger.') && point !== 'ledger.inFlightKeysOf') ||
-  point === 'quarantine.putRecord' ||
-  point === 'operations.startOutcomeUnknown';
-
-function drawFault(draw: Draw, swarm: Swarm, messages: number): CampaignEvent {
-  const point = draw.weighted(
-    swarm.weigh(
-      'fault point',
-      FAULT_POINTS.map((name) => [name, HEAVY_POINTS.has(name) ? 3 : 1] as const),
-    ),
-  );
-  const kind = draw.weighted<FaultKind>(
-    swarm.weigh('fault kind', [
-      ['throttle', 3],
-      ['server-error', 1],
-      ['access-denied', 1],
-      ['timeout-after-send', 2],
-      ['crash', 2],
-      ['crash-after-send', 1],
-    ] as const),
-  );
-  const aimed = KEYED_POINTS(point) && draw.chance(0.5);
-  return {
-    do: 'fault',
-    point,
-    kind,
-    times: draw.int(1, 3),
-    ...(aimed ? { message: draw.int(0, messages - 1) } : {}),
-  };
-}
-
-function drawOutage(draw: Draw, durations: readonly number[]): CampaignEvent {
-  const seconds = draw.pick(durations);
-  return draw.chance(1 / 3)
-    ? { do: 'table-outage', seconds }
-    : { do: 'outside-outage', mode: draw.chance(0.5) ? 'refused' : 'hanging', seconds };
 }
 
 /** A few polls, one long outage, then many polls through it (the mapping keeps polling). */

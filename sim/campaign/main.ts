@@ -14,7 +14,7 @@ import { FAULT_POINTS } from '../faults/fault-points';
 import { describeSchedule } from './describe';
 import { type CampaignReport, runCampaign, runOne } from './explore';
 import { INVARIANTS, type InvariantName } from './invariants';
-import { parseSchedule } from './schedule';
+import { isKafka, parseSchedule } from './schedule';
 
 export interface Streams {
   readonly out: (line: string) => void;
@@ -29,7 +29,8 @@ const USAGE = `Usage: npm run -s campaign -- [--schedules N] [--seed S] [--shrin
 
 Runs N seeded schedules (deliveries, crashes, SDK faults, outages, redeploys, operator answers)
 through the real consumer over the in-memory world, and checks every invariant and the oracle
-after each (docs/rehearsals.md). A violation is printed with its seed and a shrunk schedule.
+after each (docs/rehearsals.md). About one in six schedules not at scale reads a Kafka topic
+(partitions, ordered delivery, offset commits, rebalances) instead of an SQS queue. A violation is printed with its seed and a shrunk schedule.
 
   --schedules N        how many schedules (default 1000)
   --seed S             the campaign's seed: the same seed runs the same schedules (default 1)
@@ -128,6 +129,7 @@ async function replay(source: string): Promise<CampaignReport | string> {
     seed: schedule.seed,
     faultsInjected: result.faultsInjected,
     crashes: result.crashes,
+    kafkaSchedules: isKafka(schedule) ? 1 : 0,
     violations: result.verdicts
       .filter((verdict) => verdict.problems.length > 0)
       .map((verdict) => ({
@@ -144,7 +146,7 @@ async function replay(source: string): Promise<CampaignReport | string> {
 
 function summary(report: CampaignReport): string[] {
   const lines = [
-    `${report.schedules} schedule(s) from seed ${report.seed}: ${report.faultsInjected} faults injected, ${report.crashes} crashes`,
+    `${report.schedules} schedule(s) from seed ${report.seed} (${report.kafkaSchedules} reading a Kafka topic, the rest an SQS queue): ${report.faultsInjected} faults injected, ${report.crashes} crashes`,
     `checked: ${INVARIANTS.map((name) => `${name} ${report.invariantsChecked[name]}`).join(', ')}`,
   ];
   const failing = INVARIANTS.filter((name) => report.violationCounts[name] > 0);

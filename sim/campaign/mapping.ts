@@ -18,6 +18,15 @@ import type { BreakerState, Trace } from './trace';
 
 type Environment = ExecutionEnvironment & { readonly handle: Handle };
 
+/** One invocation as the campaign traces it (kafka-polls.ts begins and ends its own). */
+export interface Invocation {
+  readonly env: Environment;
+  readonly seq: number;
+  readonly at: number;
+  /** The breaker as the poll found it. */
+  readonly breaker: BreakerState;
+}
+
 const CRASH_KINDS = new Set(['crash', 'crash-after-send']);
 
 export class Mapping {
@@ -95,6 +104,50 @@ export class Mapping {
       }
     });
     return true;
+  }
+
+  /**
+   * Whether the mapping polls now (Kafka's polls ask before each one); when it is disabled, time
+   * moves on to the pause's next timer instead, as `poll` does.
+   */
+  enabled(): boolean {
+    this.pause.tick();
+    if (this.pause.mappingEnabled()) return true;
+    const timer = this.pause.nextTimer();
+    if (timer !== undefined) this.world.clock.advanceTo(timer);
+    this.pause.tick();
+    return false;
+  }
+
+  /** An invocation begins in the environment of `slot` (a cold start if it has none alive). */
+  begin(slot: number): Invocation {
+    const breaker: BreakerState = this.world.control.breaker?.record.state ?? BREAKER_STATE.closed;
+    const env = this.environmentAt(slot);
+    const seq = this.trace.next();
+    this.trace.attempts.invoked(env.id, seq);
+    return { env, seq, at: this.world.clock.now(), breaker };
+  }
+
+  /** It ended: each record it delivered is traced, `returned` unless the source let it go. */
+  end(
+    run: Invocation,
+    records: readonly { readonly messageId: string; readonly key: string }[],
+    returned: (messageId: string) => boolean,
+  ): void {
+    this.trace.attempts.returned(run.env.id);
+    for (const record of records) {
+      const back = returned(record.messageId);
+      this.trace.receives.push({
+        seq: run.seq,
+        at: run.at,
+        messageId: record.messageId,
+        key: record.key,
+        envId: run.env.id,
+        breaker: run.breaker,
+        outcome: back ? 'returned' : 'deleted',
+        wastedByOwn: back && this.ownFaultHit(run.env.id, run.seq),
+      });
+    }
   }
 
   private environmentAt(slot: number): Environment {

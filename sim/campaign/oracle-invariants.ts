@@ -19,7 +19,8 @@ import {
   twinsOf,
 } from './oracle';
 import type { Observation } from './run-schedule';
-import { deployedLimits } from './schedule';
+import { deployedLimits, isKafka } from './schedule';
+import { atTheSource } from './source-state';
 
 type Check = (observation: Observation) => CheckResult;
 
@@ -36,6 +37,7 @@ function oracleInput(observation: Observation): OracleInput {
 }
 
 function gather({ trace, sent, schedule, world }: Observation): OracleInput {
+  // A Kafka mapping keeps no receive count and moves no record aside: no last receive, no backstop.
   return {
     attempts: trace.attempts.attempts,
     pauses: trace.attempts.pauses,
@@ -50,7 +52,7 @@ function gather({ trace, sent, schedule, world }: Observation): OracleInput {
     deaths: trace.attempts.deaths,
     transientRetries: schedule.config.transientRetries,
     limits: deployedLimits(schedule),
-    backstopMaxReceiveCount: DEFAULTS.backstopMaxReceiveCount,
+    backstopMaxReceiveCount: isKafka(schedule) ? Number.POSITIVE_INFINITY : DEFAULTS.backstopMaxReceiveCount,
   };
 }
 
@@ -58,15 +60,14 @@ function gather({ trace, sent, schedule, world }: Observation): OracleInput {
 export const everyMessageCompletedOrKept: Check = (observation) => {
   const { world, trace } = observation;
   const input = oracleInput(observation);
-  const keeps = (messageId: string, body: string) =>
-    trace.attempts.workFinished.has(messageId) ||
+  const keeps = (twin: OracleMessage) =>
+    trace.attempts.workFinished.has(twin.messageId) ||
     [...world.quarantine.records.values()].some(
-      (record) =>
-        record.messageId === messageId && world.quarantine.body(record.id)?.toString('utf8') === body,
+      (record) => record.messageId === twin.messageId && keptBytes(world.quarantine.body(record.id), twin),
     );
   const problems = input.sent
     .filter((message) => !stillWaiting(observation, message.messageId))
-    .filter((message) => !twinsOf(input, message).some((twin) => keeps(twin.messageId, twin.body)))
+    .filter((message) => !twinsOf(input, message).some(keeps))
     .map(
       (message) =>
         `message ${message.messageId} (key ${message.key}) left the queue, but its own work never ran to its end and no quarantine record holds its bytes`,
@@ -165,12 +166,21 @@ export const crashAloneEndsAtTheLimit: Check = (observation) => {
   return { applicable: alone.length > 0, problems };
 };
 
-/** In the queue or in the backstop: the message has not left (no-message-lost judges those). */
-function stillWaiting({ world }: Observation, messageId: string): boolean {
+/** In the queue, not committed, or in the backstop: the message has not left (no-message-lost judges those). */
+function stillWaiting(observation: Observation, messageId: string): boolean {
   return (
-    world.queue.messages.has(messageId) ||
-    world.queue.backstop.some((message) => message.messageId === messageId)
+    atTheSource(observation, messageId) ||
+    observation.world.queue.backstop.some((message) => message.messageId === messageId)
   );
+}
+
+/**
+ * A record's body holds the message's bytes: compared as text for a message sent as text (as the
+ * campaign always compared them), byte for byte for one sent as bytes (a Kafka value).
+ */
+function keptBytes(body: Buffer | undefined, message: OracleMessage): boolean {
+  if (body === undefined) return false;
+  return message.bytes === undefined ? body.toString('utf8') === message.body : body.equals(message.bytes);
 }
 
 /** The key's charges once a generation ended: the item's, or its quarantine record's. */

@@ -24,6 +24,8 @@ export interface OracleMessage {
   readonly messageId: string;
   readonly key: string;
   readonly body: string;
+  /** Its exact bytes where the body's text may not hold them (a Kafka value). */
+  readonly bytes?: Buffer;
 }
 
 export interface OracleInput {
@@ -95,7 +97,7 @@ export function possibleReasons(
   };
   add(
     'key-collision',
-    input.sent.some((other) => other.key === message.key && other.body !== message.body),
+    input.sent.some((other) => other.key === message.key && !sameBytes(other, message)),
   );
   add('permanent-error', thrown('permanent') > 0);
   add('unknown-error-repeated', thrown('unknown') > 1);
@@ -140,7 +142,13 @@ export function mayReachTheBackstop(input: OracleInput, copy: BackstopCopy): boo
 
 /** Rule 13: the messages that are this one (the same key and the same bytes), itself included. */
 export function twinsOf(input: OracleInput, message: OracleMessage): OracleMessage[] {
-  return input.sent.filter((other) => other.key === message.key && other.body === message.body);
+  return input.sent.filter((other) => other.key === message.key && sameBytes(other, message));
+}
+
+/** The same bytes: as text for messages sent as text, byte for byte where one was sent as bytes. */
+function sameBytes(a: OracleMessage, b: OracleMessage): boolean {
+  if (a.bytes === undefined && b.bytes === undefined) return a.body === b.body;
+  return (a.bytes ?? Buffer.from(a.body, 'utf8')).equals(b.bytes ?? Buffer.from(b.body, 'utf8'));
 }
 
 export interface CrashedAlone {

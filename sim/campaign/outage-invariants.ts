@@ -42,6 +42,8 @@ const OUTAGE_ONLY_EVENTS: ReadonlySet<CampaignEvent['do']> = new Set([
   'duplicate',
   'outside-outage',
   'table-outage',
+  'poll-partitions',
+  'rebalance',
 ]);
 
 export function isOutageOnly(schedule: Schedule): boolean {

@@ -2,8 +2,9 @@
  * Defects planted into the real consumer, one at a time, by planted-bugs.test.ts (its `vi.mock`
  * factories route the consumer's own functions through these wrappers). Each breaks one rule of
  * docs/behaviour.md the way a plausible change would, and every numbered rule has at least one
- * (BREAKS); the campaign must report each within 2,000 schedules. With no defect planted every
- * wrapper is the identity.
+ * (BREAKS), as has each rule its section "Kafka sources" words for a topic (the Kafka adapter,
+ * lambdas/sources/kafka.ts); the campaign must report each within 2,000 schedules. With no defect
+ * planted every wrapper is the identity.
  */
 
 import { LEDGER_STATE } from '../../contract/ledger';
@@ -11,9 +12,16 @@ import type { quarantined } from '../../lambdas/consumer/quarantine-step';
 import type { processRecord } from '../../lambdas/consumer/record-lifecycle';
 import type { ProcessorModule, QueueMessage, WorkContext } from '../../lambdas/consumer/types';
 import type { workContext } from '../../lambdas/consumer/work-context';
+import type { ConsumerConfig } from '../../lambdas/core/config';
 import type { DeliveryDecision } from '../../lambdas/core/delivery';
 import type { LedgerItem, Policy } from '../../lambdas/core/types';
 import type { SourceRecord } from '../../lambdas/ports/source';
+import type { kafkaSource } from '../../lambdas/sources/kafka';
+import type { InvariantName } from './invariants';
+
+/** The rules of docs/behaviour.md's "Kafka sources" a planted break of the Kafka adapter breaks. */
+export const KAFKA_ORDER = 'Kafka: order';
+export const KAFKA_WHAT_STAYS = 'Kafka: what stays';
 
 /** Each defect: the rule of docs/behaviour.md it breaks and how (docs/rule-breaks.md is generated from these). */
 export const BREAKS = {
@@ -61,9 +69,41 @@ export const BREAKS = {
     rule: '13',
     what: 'A duplicate delivery of completed work runs the work again.',
   },
+  'kafka-value-as-text': {
+    rule: '3',
+    what: "The Kafka adapter keeps only a record value's UTF-8 text: the quarantine holds the text, not the exact bytes.",
+  },
+  'kafka-headers-dropped': {
+    rule: '3',
+    what: "The Kafka adapter drops a record's headers from its evidence.",
+  },
+  'kafka-held-batch-acknowledged': {
+    rule: KAFKA_WHAT_STAYS,
+    what: 'The Kafka adapter answers a batch with records that stay as a success: the mapping commits past them.',
+  },
+  'kafka-partition-order-lost': {
+    rule: KAFKA_ORDER,
+    what: "A Kafka source is run as an unordered one: a partition's records run side by side, and past one that stays.",
+  },
+  'kafka-group-is-the-topic': {
+    rule: KAFKA_ORDER,
+    what: 'Kafka records are grouped by topic, not topic-partition: a record that stays holds every partition of its payload.',
+  },
 } as const satisfies Record<string, { readonly rule: string; readonly what: string }>;
 
 export type Defect = keyof typeof BREAKS;
+
+/**
+ * Each invariant of a Kafka source (kafka-invariants.ts) with the planted break it must see on
+ * its own, so that every one of them is shown able to fail, whichever invariant caught the break
+ * first. The open one fails without a planted break (invariants.ts OPEN_INVARIANTS).
+ */
+export const KAFKA_INVARIANT_BREAKS = {
+  'kafka-commits-only-ended-records': 'kafka-held-batch-acknowledged',
+  'kafka-partition-order': 'kafka-partition-order-lost',
+  'kafka-other-partitions-not-held': 'kafka-group-is-the-topic',
+  'kafka-quarantine-keeps-the-record': 'kafka-headers-dropped',
+} as const satisfies Partial<Record<InvariantName, Defect>>;
 
 export const DEFECTS = Object.keys(BREAKS) as Defect[];
 
@@ -182,10 +222,51 @@ export function isPlanted(defect: Defect): boolean {
   return planted.defect === defect;
 }
 
-/** The consumer's configuration, with one attempt more than its limit when so planted. */
-export function plantedConfig<T extends { readonly policy: Policy }>(config: T): T {
+/**
+ * The consumer's configuration, with one attempt more than its limit, or a Kafka source taken
+ * for an unordered one, when so planted.
+ */
+export function plantedConfig<T extends Pick<ConsumerConfig, 'policy' | 'ordered' | 'kafka'>>(config: T): T {
+  if (planted.defect === 'kafka-partition-order-lost' && config.kafka !== undefined)
+    return { ...config, ordered: false };
   if (planted.defect !== 'limit-one-too-many') return config;
   return { ...config, policy: { ...config.policy, attemptLimit: config.policy.attemptLimit + 1 } };
+}
+
+/**
+ * The Kafka adapter (lambdas/sources/kafka.ts) with its records mapped without the exact bytes,
+ * without headers or grouped by topic, or with a held batch answered as a success.
+ */
+export function plantedKafkaSource(actual: typeof kafkaSource): typeof kafkaSource {
+  return (options) => {
+    const source = actual(options);
+    const port: typeof source.port = {
+      records: (event) => source.port.records(event).map(plantedKafkaRecord),
+      respond: async (stay, context) => {
+        if (planted.defect !== 'kafka-held-batch-acknowledged') return source.port.respond(stay, context);
+        try {
+          return await source.port.respond(stay, context);
+        } catch (error) {
+          // By name: a value import of the adapter here would be the mock's own factory importing it.
+          if ((error as Error).name === 'RecordsHeldError') return { batchItemFailures: [] };
+          throw error;
+        }
+      },
+    };
+    return { queue: source.queue, port };
+  };
+}
+
+function plantedKafkaRecord(record: SourceRecord): SourceRecord {
+  if (planted.defect === 'kafka-value-as-text') {
+    const { exactBodyBase64: _exact, ...asText } = record;
+    return asText;
+  }
+  if (planted.defect === 'kafka-headers-dropped' && record.kafka !== undefined)
+    return { ...record, kafka: { ...record.kafka, headers: [] } };
+  if (planted.defect === 'kafka-group-is-the-topic' && record.kafka !== undefined)
+    return { ...record, orderGroup: record.kafka.topic };
+  return record;
 }
 
 /**

@@ -4,10 +4,11 @@
  * time passes), then drain: every fault cleared, the outside system healthy, polls until the
  * queue is empty or a bound is reached (a stopped consumer resumed by the operator, a stuck
  * breaker given one new message to find it), every record waiting for a person answered, every
- * pause run to its end. The result is what the invariants judge.
+ * pause run to its end. The result is what the invariants judge. A Kafka schedule's consumer reads
+ * a topic instead (kafka-polls.ts plays Lambda's Kafka mapping): its messages are records produced
+ * to partitions, and its polls, duplicates, replays and drain go through the topic.
  */
 import { DEFAULTS } from '../../contract/defaults';
-import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
 import type { StoredRecord } from '../world/memory-quarantine';
 import { scriptedProcessor } from '../world/scripted-processor';
 import { World } from '../world/world';
@@ -18,6 +19,13 @@ import { answer, answerOldest, replayOldestOpen, resumeConsumer } from './operat
 import { PauseModel } from './pause-model';
 import { mulberry32 } from './prng';
 import { type CampaignEvent, consumerEnvironment, type MessageSpec, type Schedule } from './schedule';
+import {
+  type KafkaObservation,
+  queueSource,
+  type Replay,
+  type SentMessage,
+  topicSource,
+} from './schedule-source';
 import { Trace } from './trace';
 
 /** Polls per drain round, and rounds (a `not-done` answer replays and needs another). */
@@ -26,12 +34,6 @@ const DRAIN_ROUNDS = 4;
 /** The mapping polls again about once a second while messages are visible: time passes. */
 const DRAIN_POLL_MS = 1000;
 
-export interface SentMessage {
-  readonly messageId: string;
-  readonly body: string;
-  readonly key: string;
-}
-
 export interface Observation {
   readonly schedule: Schedule;
   readonly world: World;
@@ -39,6 +41,8 @@ export interface Observation {
   /** Every distinct message sent: the originals and the operator's replays. */
   readonly sent: ReadonlyMap<string, SentMessage>;
   readonly board: FaultBoard;
+  /** A Kafka schedule's: its topic and its log. */
+  readonly kafka?: KafkaObservation;
 }
 
 export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promise<Observation> {
@@ -46,6 +50,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
   const specs = new Map<string, MessageSpec>();
   const outside = new TracedOutside(() => world, trace);
   const world: World = new World({
+    ...(schedule.kafka === undefined ? {} : { source: 'kafka' as const }),
     env: consumerEnvironment(schedule.config),
     processorFor: (env) =>
       tapProcessor(
@@ -63,15 +68,19 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
   tapPorts(world, trace, plant);
   const pause = new PauseModel(world, schedule.config.cooldownSeconds, trace);
   const mapping = new Mapping(world, trace, pause, schedule.config);
+  const source =
+    schedule.kafka === undefined
+      ? queueSource(world, mapping)
+      : topicSource(world, trace, pause, { ...schedule, kafka: schedule.kafka }, mapping);
+  const { kafka } = source;
   const sent = new Map<string, SentMessage>();
-  const send = (spec: MessageSpec, messageId: string, attributes: Record<string, string> = {}) => {
-    const messageAttributes = Object.fromEntries(
-      Object.entries(attributes).map(([name, value]) => [name, { dataType: 'String', stringValue: value }]),
-    );
-    world.queue.send({ messageId, body: spec.body, messageAttributes });
-    specs.set(messageId, spec);
-    const key = mapping.keyOf({ messageId, body: spec.body, messageAttributes });
-    sent.set(messageId, { messageId, body: spec.body, key });
+  /** The first message sent of each spec: the one its schedule's events name. */
+  const firstSent = new Map<MessageSpec, string>();
+  const send = (spec: MessageSpec, messageId: string, replay?: Replay) => {
+    const message = source.send(spec, messageId, replay);
+    specs.set(message.messageId, spec);
+    sent.set(message.messageId, message);
+    if (!firstSent.has(spec)) firstSent.set(spec, message.messageId);
   };
   let replays = 0;
   const operator = {
@@ -82,10 +91,7 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
       if (spec === undefined)
         throw new Error(`replay of ${record.id}: its message ${record.messageId} is unknown`);
       replays += 1;
-      send(spec, `replay-${replays}`, {
-        [REPLAY_OF_ATTRIBUTE]: record.id,
-        [MESSAGE_KEY_ATTRIBUTE]: record.messageKey,
-      });
+      send(spec, `replay-${replays}`, { replayOf: record.id, messageKey: record.messageKey });
     },
   };
   /** A tripped breaker with no running pause of its epoch: nothing in the machine will close it. */
@@ -109,7 +115,14 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
   await drain();
   trace.receives.sort((a, b) => a.seq - b.seq);
   world.timers.clear();
-  return { schedule, world, trace, sent, board };
+  return {
+    schedule,
+    world,
+    trace,
+    sent,
+    board,
+    ...(kafka === undefined ? {} : { kafka: { topic: kafka.topic, log: kafka.log } }),
+  };
 
   async function apply(event: CampaignEvent): Promise<void> {
     switch (event.do) {
@@ -133,13 +146,15 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
       }
       case 'duplicate': {
         const spec = schedule.messages[event.message];
+        // A Kafka producer's retry is a record of its own, at the partition's next offset.
+        if (spec !== undefined && kafka !== undefined) send(spec, spec.id);
         // SQS keeps one copy per messageId in the world's queue: a duplicate comes after the first.
-        if (spec !== undefined && !world.queue.messages.has(spec.id)) send(spec, spec.id);
+        else if (spec !== undefined && !world.queue.messages.has(spec.id)) send(spec, spec.id);
         return;
       }
       case 'fault': {
         const spec = event.message === undefined ? undefined : schedule.messages[event.message];
-        const key = spec === undefined ? undefined : sent.get(spec.id)?.key;
+        const key = spec === undefined ? undefined : sent.get(firstSent.get(spec) ?? spec.id)?.key;
         board.arm(event.point, event.kind, event.times, key);
         return;
       }
@@ -173,6 +188,12 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
         return;
       case 'pause-runs-fail':
         pause.failRuns(event.seconds, event.at);
+        return;
+      case 'poll-partitions':
+        await kafka?.polls.poll(event.invocations);
+        return;
+      case 'rebalance':
+        await kafka?.polls.rebalance(event.partition, event.env, event.to, event.afterMs);
         return;
     }
   }
@@ -208,6 +229,9 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
         if (!trace.unanswerable.includes(record.id)) trace.unanswerable.push(record.id);
       }
       if (replays === before) break;
+      // The last round's replays were sent: a topic holds them at the head of their partitions,
+      // and only an ended one lets the partition move on, so they are delivered once more.
+      if (round === DRAIN_ROUNDS - 1 && kafka !== undefined) await pollUntilEmpty();
     }
     // Let every running pause finish: an empty queue gives its probe silence, and it closes.
     for (let guard = 0; guard < 32 && pause.nextTimer() !== undefined; guard++) {
@@ -253,11 +277,11 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
       pause.tick();
       // The operator resumes a stop once they have looked (the drain plays them).
       if (pause.waitsForOperator()) await operatorResumes();
-      if (world.queue.messages.size === 0) return;
-      const next = world.queue.nextVisibleAt();
+      if (source.size() === 0) return;
+      const next = source.nextVisibleAt();
       if (next !== undefined && pause.mappingEnabled()) await passTime(next);
       world.clock.advance(DRAIN_POLL_MS);
-      await mapping.poll([poll % 2]);
+      await source.drainPoll(poll);
     }
   }
 
@@ -270,10 +294,10 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
     for (let guard = 0; guard < 64; guard++) {
       pause.tick();
       const timer = pause.nextTimer();
-      const visible = world.queue.nextVisibleAt();
+      const visible = source.nextVisibleAt();
       if (pause.probing() && visible !== undefined && visible <= Math.min(target, timer ?? target)) {
         world.clock.advanceTo(visible);
-        await mapping.poll([0]);
+        await source.probePoll();
         continue;
       }
       if (timer === undefined || timer > target) break;

@@ -36,6 +36,14 @@ export interface MessageSpec {
   readonly body: string;
   /** The steps of attempt n are `scripts[n - 1]`; the last script repeats. No script completes at once. */
   readonly scripts: readonly (readonly Step[])[];
+  /** A Kafka schedule's: the partition the record is produced to. */
+  readonly partition?: number;
+  /** A Kafka value that is no UTF-8 text (base64, its exact bytes); absent: the body's UTF-8. */
+  readonly bytes?: string;
+  /** A Kafka record's key (UTF-8); absent: a record without a key. */
+  readonly recordKey?: string;
+  /** A Kafka record's headers in order (UTF-8 values); a name may repeat. */
+  readonly headers?: readonly { readonly name: string; readonly value: string }[];
 }
 
 export type Decision = 'done' | 'not-done' | 'discard';
@@ -89,7 +97,31 @@ export type CampaignEvent =
    */
   | { readonly do: 'kill-verification' }
   | { readonly do: 'kill-pause' }
-  | { readonly do: 'pause-runs-fail'; readonly seconds: number; readonly at: RunFailure };
+  | { readonly do: 'pause-runs-fail'; readonly seconds: number; readonly at: RunFailure }
+  /**
+   * Kafka: Lambda's mapping invokes environment slot `env` with the uncommitted records of
+   * `partitions`, one invocation per entry, all at once (a payload of several partitions is one
+   * Lambda may send: "A single Lambda payload can contain messages from multiple partitions").
+   */
+  | { readonly do: 'poll-partitions'; readonly invocations: readonly KafkaInvocation[] }
+  /**
+   * Kafka: slot `env` is invoked with `partition`'s uncommitted records and, `afterMs` later, a
+   * rebalance hands the partition to slot `to`, which is invoked with them too while the first
+   * may still run them; both commit on a normal return.
+   */
+  | {
+      readonly do: 'rebalance';
+      readonly partition: number;
+      readonly env: number;
+      readonly to: number;
+      readonly afterMs: number;
+    };
+
+/** One invocation of a Kafka poll: the environment slot and the partitions of its payload. */
+export interface KafkaInvocation {
+  readonly env: number;
+  readonly partitions: readonly number[];
+}
 
 export interface Schedule {
   /** Seeds the world's own randomness (backoff jitter). */
@@ -104,6 +136,23 @@ export interface Schedule {
   readonly events: readonly CampaignEvent[];
   /** The drain's answers to records waiting for a person, in turn. @default - discard */
   readonly answers: readonly Decision[];
+  /**
+   * The consumer reads a Kafka topic of this many partitions (sim/campaign/kafka-schedule.ts)
+   * instead of an SQS queue. @default - an SQS queue
+   */
+  readonly kafka?: {
+    readonly partitions: number;
+    /**
+     * The mapping's payloads hold several partitions: the drain polls every partition with records
+     * left in one invocation. @default - one invocation per partition
+     */
+    readonly mixed?: boolean;
+  };
+}
+
+/** A schedule whose consumer reads a Kafka topic. */
+export function isKafka(schedule: Schedule): boolean {
+  return schedule.kafka !== undefined;
 }
 
 /** The consumer's environment for a schedule (contract/env.ts names). */

@@ -114,6 +114,9 @@ function simplerEvent(event: CampaignEvent): CampaignEvent | undefined {
   if (event.do === 'poll-pair') return { do: 'poll', env: event.envs[0] };
   if (event.do === 'poll-many' && event.envs.length > 1) return { ...event, envs: event.envs.slice(0, -1) };
   if (event.do === 'pollers' && event.envs > 1) return { ...event, envs: event.envs - 1 };
+  if (event.do === 'poll-partitions' && event.invocations.length > 1)
+    return { ...event, invocations: event.invocations.slice(0, -1) };
+  if (event.do === 'rebalance' && event.afterMs > 0) return { ...event, afterMs: 0 };
   if ((event.do === 'outside-outage' || event.do === 'table-outage') && event.seconds > 60) {
     return { ...event, seconds: Math.floor(event.seconds / 2) };
   }
