@@ -5,7 +5,9 @@
  * function, which cannot run without Docker: the messages vanish or come back with a raised
  * receive count. So moto's mapping points at an empty `<queue>-esm-decoy` queue, and the project's
  * local runner polls the real queue, reading the mapping's state (enabled, batch size, scaling)
- * from moto, where the state machine toggles it.
+ * from moto, where the state machine toggles it. A Kafka mapping (MSK or self-managed) is one moto
+ * cannot make at all: it becomes a mapping on a `<topic>-kafka-esm-decoy` queue in the same way,
+ * whose state the local Kafka runner reads, with the Kafka source kept beside it.
  */
 import { CreateEventSourceMappingCommand, type FunctionResponseType } from '@aws-sdk/client-lambda';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
@@ -13,6 +15,7 @@ import { LocalDeployError } from './errors';
 import type { Properties } from './properties';
 import type { CreateContext, InstantiatedType } from './resource-type';
 import { queueArn } from './sqs';
+import type { LocalKafkaSource } from './types';
 
 /** Lambda's defaults for an SQS source. */
 const DEFAULT_BATCH_SIZE = 10;
@@ -29,11 +32,25 @@ export const lambdaEventSourceMapping: InstantiatedType = {
     'FunctionResponseTypes',
     'Enabled',
     'FilterCriteria',
+    'Topics',
+    'StartingPosition',
+    'SelfManagedEventSource',
+    'SelfManagedKafkaEventSourceConfig',
+    'AmazonManagedKafkaEventSourceConfig',
   ],
-  ignores: { MetricsConfig: 'no metrics flow locally', Tags: 'tags carry no behaviour locally' },
+  ignores: {
+    MetricsConfig: 'no metrics flow locally',
+    Tags: 'tags carry no behaviour locally',
+    ProvisionedPollerConfig: 'the local Kafka runner is one poller whatever the mode',
+    SourceAccessConfigurations: 'the embedded broker takes no authentication and has no VPC',
+  },
   async create(properties, context) {
-    const eventSourceArn = properties.requiredString('EventSourceArn');
-    const decoy = await createDecoyQueue(sourceQueueName(properties, eventSourceArn), context);
+    const kafka = kafkaSourceOf(properties);
+    const eventSourceArn = properties.string('EventSourceArn') ?? '';
+    const decoy = await createDecoyQueue(
+      kafka === undefined ? sourceQueueName(properties, eventSourceArn) : `${kafka.topic}-kafka`,
+      context,
+    );
     const functionName = properties.requiredString('FunctionName');
     const batchSize = properties.number('BatchSize') ?? DEFAULT_BATCH_SIZE;
     const maximumBatchingWindowInSeconds =
@@ -68,10 +85,38 @@ export const lambdaEventSourceMapping: InstantiatedType = {
         maximumConcurrency: scaling?.MaximumConcurrency,
         functionResponseTypes,
         enabled,
+        ...(kafka === undefined ? {} : { kafka }),
       },
     };
   },
 };
+
+/** A Kafka mapping's topic, servers, group and starting position; undefined for any other source. */
+function kafkaSourceOf(properties: Properties): LocalKafkaSource | undefined {
+  const topics = properties.list('Topics');
+  if (topics === undefined) return undefined;
+  const [topic] = topics;
+  if (topics.length !== 1 || typeof topic !== 'string') {
+    throw new LocalDeployError(
+      `${properties.where}: a Kafka mapping reads one topic (given ${JSON.stringify(topics)})`,
+    );
+  }
+  const selfManaged = properties.object('SelfManagedEventSource') as
+    | { Endpoints?: { KafkaBootstrapServers?: string[] } }
+    | undefined;
+  const groupConfig = (properties.object('SelfManagedKafkaEventSourceConfig') ??
+    properties.object('AmazonManagedKafkaEventSourceConfig')) as { ConsumerGroupId?: string } | undefined;
+  const position = properties.string('StartingPosition') ?? 'TRIM_HORIZON';
+  if (position !== 'TRIM_HORIZON' && position !== 'LATEST') {
+    throw new LocalDeployError(`${properties.where}: StartingPosition ${position} is not played locally`);
+  }
+  return {
+    topic,
+    bootstrapServers: selfManaged?.Endpoints?.KafkaBootstrapServers ?? [],
+    ...(groupConfig?.ConsumerGroupId === undefined ? {} : { consumerGroupId: groupConfig.ConsumerGroupId }),
+    startingPosition: position,
+  };
+}
 
 function sourceQueueName(properties: Properties, eventSourceArn: string): string {
   const [, , service, , , name] = eventSourceArn.split(':');

@@ -54,8 +54,10 @@ export interface LocalEventSourceMapping {
   /** The UUID moto gave the mapping: GetEventSourceMapping/UpdateEventSourceMapping take it. */
   readonly uuid: string;
   readonly functionName: string;
-  /** The queue the template names; the local runner polls it. */
+  /** The queue the template names (the local runner polls it); for Kafka, the MSK cluster's ARN or ''. */
   readonly eventSourceArn: string;
+  /** A Kafka mapping's source, which the local Kafka runner reads; absent for SQS. */
+  readonly kafka?: LocalKafkaSource;
   /** The empty queue moto's own mapping points at, so that moto never consumes the real one. */
   readonly decoyQueueUrl: string;
   readonly batchSize: number;
@@ -63,6 +65,16 @@ export interface LocalEventSourceMapping {
   readonly maximumConcurrency?: number;
   readonly functionResponseTypes: readonly string[];
   readonly enabled: boolean;
+}
+
+/** What a Kafka mapping of the template reads: its topic, group and where to start. */
+export interface LocalKafkaSource {
+  readonly topic: string;
+  /** The self-managed cluster's bootstrap servers; empty for MSK (its ARN is `eventSourceArn`). */
+  readonly bootstrapServers: readonly string[];
+  /** @default - the mapping's UUID, as Lambda's */
+  readonly consumerGroupId?: string;
+  readonly startingPosition: 'TRIM_HORIZON' | 'LATEST';
 }
 
 export interface LocalStateMachine {

@@ -162,3 +162,27 @@ export interface EventSourceRunner {
   /** Subscribes to an event; returns the unsubscribe function. */
   on<E extends RunnerEventName>(event: E, listener: (payload: RunnerEvents[E]) => void): () => void;
 }
+
+/**
+ * What both runners (SQS and Kafka) tell their watchers alike: the invocations, their answers and
+ * deaths, the function's log and the mapping's state. The rehearsal and `local:deploy` watch a
+ * pipeline through it, whichever source it reads.
+ */
+export interface ObservedRunnerEvents extends EnvironmentEvents {
+  invoke: InvocationRef;
+  result: EndedRef;
+  'function-error': EndedRef & { readonly error: { readonly name: string; readonly message: string } };
+  timeout: InvocationRef & { readonly timeoutMs: number };
+  'mapping-state': MappingStateEvent;
+}
+
+export type ObservedRunnerEventName = keyof ObservedRunnerEvents;
+
+/** A running event-source runner, as its watchers see it. */
+export interface ObservedRunner {
+  stop(): Promise<void>;
+  on<E extends ObservedRunnerEventName>(
+    event: E,
+    listener: (payload: ObservedRunnerEvents[E]) => void,
+  ): () => void;
+}
