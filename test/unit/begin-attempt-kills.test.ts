@@ -4,7 +4,8 @@
  * decided the half-open window is the message's, not a failed probe; two messages under one key
  * racing to restart a crashed attempt let the winner work and say why the loser went back; and
  * the guards against a broken contract (the core asking twice for the crash context, the ledger
- * refusing a start with no item) hand the record back, never acknowledge it, and say what broke.
+ * refusing a start with no item) hand the record back, never acknowledge it, and say what broke;
+ * a refused start of an item left ready (no crash behind it) starts no isolation trial.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -136,5 +137,27 @@ describe('a ledger refusing the start of a message that is no replay, on no item
         message: 'the ledger refused a start on no item that was no replay',
       }),
     });
+  });
+});
+
+describe('a ledger refusing the start of an item whose last attempt did not crash', () => {
+  it('given the start of a ready item below the limit refused, then no isolation trial starts: only a crash starts one (rule 6), and the record goes back', async () => {
+    // Prepare: M1's first attempt fails transiently, which leaves its item ready; DynamoDB's
+    // start condition admits such an item, this ledger refuses it once all the same.
+    const { world } = testWorld({ scripts: { M1: [[{ do: 'throw', error: 'transient' }], []] } });
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    expect(await deliverNext(world)).toMatchObject({ kind: 'returned', failed: ['id-M1'] });
+    const ready = world.ledger.get('id-M1');
+    expect(ready).toMatchObject({ state: 'ready', charged: 0 });
+    vi.spyOn(world.ledger, 'start').mockResolvedValueOnce({ started: false, previous: ready });
+
+    // Act
+    const result = await deliverNext(world);
+
+    // Assess
+    expect(world.control.trialsStarted).toBe(0);
+    expect(world.control.isolation).toBeUndefined();
+    expect(result).toMatchObject({ kind: 'returned', failed: ['id-M1'] });
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', attempts: 1 });
   });
 });

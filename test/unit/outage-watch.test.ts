@@ -117,6 +117,31 @@ describe('reportFailureEvent', () => {
       expect(control.tripBreaker).not.toHaveBeenCalled();
     });
 
+    it.each([
+      ['the trial pass is the later', { trial: after, completed: before }],
+      ['the completion is the later', { trial: before, completed: after }],
+    ])(
+      'given both a trial pass and a completion, %s, then the later one answers a crash between them: no outage',
+      async (_, passes) => {
+        // Prepare: msg:a crashed after the earlier pass and before the later one.
+        const between = NOW.getTime() - 1500;
+        const { deps, control } = fakes({
+          recorded: [written, { key: 'msg:a', at: between, kind: 'crash' }],
+        });
+
+        // Act
+        const paused = await reportFailureEvent(deps, session(undefined, passes), {
+          key: 'msg:b',
+          kind: 'crash',
+        });
+
+        // Assess
+        expect(paused).toBe(false);
+        expect(control.failuresSince).toHaveBeenCalledWith(expect.any(Date), 2, after);
+        expect(control.tripBreaker).not.toHaveBeenCalled();
+      },
+    );
+
     it('given the pass came before the crash, then both crashes count: an outage', async () => {
       const { deps } = fakes({ recorded: [written, { key: 'msg:a', at: after, kind: 'crash' }] });
       await expect(
