@@ -21,7 +21,9 @@ import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../tools/local-
 import {
   type EventSourceRunner,
   type FunctionOptions,
+  type KafkaRunnerOptions,
   type ObservedRunner,
+  type RunnerOptions,
   startEventSourceRunner,
   startKafkaRunner,
 } from '../tools/local-aws/runner';
@@ -180,48 +182,29 @@ export async function startLocalPipeline(
       maximumConcurrency: options.environments ?? mapping.maximumConcurrency ?? 2,
       mapping: { uuid: mapping.uuid, pollStateEveryMs: 200 },
     };
-    if (broker !== undefined) {
-      const kafka = kafkaSourceOf(mapping);
-      const runner = await startKafkaRunner({
-        ...fn,
-        ...polling,
-        clients,
-        region: aws.region,
-        bootstrapServers: [broker.bootstrap],
-        topic: kafka.topic,
-        // Lambda's default group is the mapping's UUID.
-        groupId: kafka.consumerGroupId ?? mapping.uuid,
-        startingPosition: kafka.startingPosition,
-        fetchMaxWaitMs: 200,
-      });
-      cleanups.push(() => runner.stop());
-      const source = new KafkaPipelineSource(broker.bootstrap, kafka.topic, runner);
-      cleanups.push(() => source.close());
-      return {
-        aws,
-        clients,
-        stack,
-        consumer,
-        runner,
-        source,
-        outside,
-        ...(faults ? { faults } : {}),
-        env,
-        stop,
-      };
-    }
-    const runner = await startEventSourceRunner({
-      ...fn,
-      ...polling,
-      clients,
-      queueUrl: env(ENV.sourceQueueUrl),
-      queueArn: env(ENV.sourceQueueArn),
-      region: aws.region,
-      fifo: env(ENV.fifo) === 'true',
-      waitTimeSeconds: 1,
-    });
-    cleanups.push(() => runner.stop());
-    const source = new SqsPipelineSource(clients.sqs, env(ENV.sourceQueueUrl));
+    const reading =
+      broker === undefined
+        ? await readQueue(
+            {
+              ...fn,
+              ...polling,
+              clients,
+              queueUrl: env(ENV.sourceQueueUrl),
+              queueArn: env(ENV.sourceQueueArn),
+              region: aws.region,
+              fifo: env(ENV.fifo) === 'true',
+              waitTimeSeconds: 1,
+            },
+            clients.sqs,
+          )
+        : await readTopic(broker.bootstrap, mapping, {
+            ...fn,
+            ...polling,
+            clients,
+            region: aws.region,
+          });
+    cleanups.push(reading.stop);
+    const { runner, source } = reading;
     return {
       aws,
       clients,
@@ -254,9 +237,46 @@ async function startBroker(partitions: number, cleanups: (() => Promise<void> | 
   return broker;
 }
 
-function kafkaSourceOf(mapping: LocalEventSourceMapping) {
-  if (mapping.kafka === undefined) throw new Error(`the mapping ${mapping.logicalId} reads no Kafka topic`);
-  return mapping.kafka;
+/** The runner and the source of a pipeline, and how to stop both. */
+interface Reading {
+  readonly runner: ObservedRunner;
+  readonly source: PipelineSource;
+  readonly stop: () => Promise<void>;
+}
+
+/** The SQS runner playing the mapping on the queue. */
+async function readQueue(options: RunnerOptions, sqs: AwsClients['sqs']): Promise<Reading> {
+  const runner = await startEventSourceRunner(options);
+  const source = new SqsPipelineSource(sqs, options.queueUrl);
+  return { runner, source, stop: () => runner.stop() };
+}
+
+/** The Kafka runner playing the template's Kafka mapping on the embedded broker's topic. */
+async function readTopic(
+  bootstrap: string,
+  mapping: LocalEventSourceMapping,
+  options: Omit<KafkaRunnerOptions, 'bootstrapServers' | 'topic' | 'groupId' | 'startingPosition'>,
+): Promise<Reading> {
+  const kafka = mapping.kafka;
+  if (kafka === undefined) throw new Error(`the mapping ${mapping.logicalId} reads no Kafka topic`);
+  const runner = await startKafkaRunner({
+    ...options,
+    bootstrapServers: [bootstrap],
+    topic: kafka.topic,
+    // Lambda's default group is the mapping's UUID.
+    groupId: kafka.consumerGroupId ?? mapping.uuid,
+    startingPosition: kafka.startingPosition,
+    fetchMaxWaitMs: 200,
+  });
+  const source = new KafkaPipelineSource(bootstrap, kafka.topic, runner);
+  return {
+    runner,
+    source,
+    stop: async () => {
+      await runner.stop();
+      await source.close();
+    },
+  };
 }
 
 /** Starts the target's local AWS (its stop joins `cleanups`) and deploys the assembly's stack there. */
