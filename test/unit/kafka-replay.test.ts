@@ -76,6 +76,43 @@ describe('kafkaEvidenceOf', () => {
   });
 });
 
+describe('kafkaEvidenceOf at its edges', () => {
+  const headersProblem = { ok: false, problem: 'its kafka field has headers not a list of {name, value}' };
+
+  it('given a null kafka field, then there is none, as for an SQS message', () => {
+    expect(kafkaEvidenceOf({ kafka: null })).toBeUndefined();
+  });
+
+  it('given partition 0 and offset 0, then they are a record', () => {
+    expect(kafkaEvidenceOf({ kafka: { ...stored, partition: 0, offset: 0 } })).toStrictEqual({
+      ok: true,
+      record: { ...stored, partition: 0, offset: 0 },
+    });
+  });
+
+  it('given a topic that is no string, then no topic', () => {
+    expect(kafkaEvidenceOf({ kafka: { ...stored, topic: 17 } })).toStrictEqual({
+      ok: false,
+      problem: 'its kafka field has no topic',
+    });
+  });
+
+  it('given one bad header among good ones, then the headers are refused', () => {
+    expect(kafkaEvidenceOf({ kafka: { ...stored, headers: [...stored.headers, {}] } })).toStrictEqual(
+      headersProblem,
+    );
+  });
+
+  it('given a header whose name or value is no string, then the headers are refused', () => {
+    expect(kafkaEvidenceOf({ kafka: { ...stored, headers: [{ name: 7, value: 'YQ==' }] } })).toStrictEqual(
+      headersProblem,
+    );
+    expect(kafkaEvidenceOf({ kafka: { ...stored, headers: [{ name: 'trace', value: 5 }] } })).toStrictEqual(
+      headersProblem,
+    );
+  });
+});
+
 describe('kafkaReplayRecord', () => {
   it('given its own topic, then the exact key, value and headers in order (a repeat kept) at its partition, then the replay headers', () => {
     // Prepare
