@@ -193,7 +193,8 @@ describe('the direction of dependencies', () => {
       ...violations(
         'lambdas/sources',
         (specifier, file) =>
-          resolvesInto(specifier, file, 'lambdas/adapters') || resolvesInto(specifier, file, 'lambdas/consumer'),
+          resolvesInto(specifier, file, 'lambdas/adapters') ||
+          resolvesInto(specifier, file, 'lambdas/consumer'),
       ),
       ...violations(
         'lambdas/consumer',
