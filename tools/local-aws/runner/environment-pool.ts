@@ -5,7 +5,8 @@
  */
 import { ExecutionEnvironment } from './execution-environment';
 import { type FunctionIdentity, functionVariables, newLogStreamName } from './function-identity';
-import type { EnvironmentEvents } from './types';
+import { currentRuntime, nodeFor } from './lambda-node';
+import type { EnvironmentEvents, FunctionOptions } from './types';
 
 /** How the pool reports its environments: the runner passes the events on to its own listeners. */
 export type Emit = <E extends keyof EnvironmentEvents>(event: E, payload: EnvironmentEvents[E]) => void;
@@ -20,6 +21,32 @@ export interface PoolSettings {
   readonly emit: Emit;
   /** Called when an environment is found dead between invocations (it counts as a crash). */
   readonly onIdleDeath: () => void;
+}
+
+/**
+ * A runner's function as Lambda would name it, and the pool of its execution environments: what
+ * the SQS and the Kafka runners start alike from their function options.
+ */
+export function functionPool(
+  options: FunctionOptions,
+  where: Pick<FunctionIdentity, 'region' | 'accountId' | 'endpoint'>,
+  runner: Pick<PoolSettings, 'signal' | 'emit' | 'onIdleDeath'>,
+): { readonly identity: FunctionIdentity; readonly pool: EnvironmentPool } {
+  const identity: FunctionIdentity = {
+    functionName: options.functionName,
+    ...where,
+    memoryMiB: options.memoryMiB ?? 128,
+    runtime: options.runtime ?? currentRuntime(),
+    handler: options.handler,
+  };
+  const pool = new EnvironmentPool({
+    identity,
+    node: nodeFor(identity.runtime),
+    environment: options.environment,
+    forwardLogs: options.forwardLogs ?? true,
+    ...runner,
+  });
+  return { identity, pool };
 }
 
 export class EnvironmentPool {

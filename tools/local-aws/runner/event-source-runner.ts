@@ -9,10 +9,9 @@ import { EventEmitter } from 'node:events';
 import type { Message } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { listedIdentifiers, settleBatch } from './batch-response';
-import { EnvironmentPool } from './environment-pool';
+import { type EnvironmentPool, functionPool } from './environment-pool';
 import type { ExecutionEnvironment, InvocationOutcome } from './execution-environment';
 import { accountIdOf, endpointOf, type FunctionIdentity, functionArnOf } from './function-identity';
-import { currentRuntime, nodeFor } from './lambda-node';
 import { isPollingState, type MappingSettings, readMapping, watchMapping } from './mapping-state';
 import { pause } from './pause';
 import { deleteRecords, readVisibilityTimeoutSeconds, receiveBatch } from './queue-io';
@@ -77,27 +76,18 @@ class Runner {
     private readonly options: RunnerOptions,
     endpoint: string | undefined,
   ) {
-    this.identity = {
-      functionName: options.functionName,
-      region: options.region,
-      accountId: accountIdOf(options.queueArn),
-      memoryMiB: options.memoryMiB ?? 128,
-      runtime: options.runtime ?? currentRuntime(),
-      handler: options.handler,
-      endpoint,
-    };
-    this.pool = new EnvironmentPool({
-      identity: this.identity,
-      node: nodeFor(this.identity.runtime),
-      environment: options.environment,
-      forwardLogs: options.forwardLogs ?? true,
-      signal: this.abort.signal,
-      // The pool's events are a part of this runner's: passed on as they are.
-      emit: (event, payload) => this.events.emit(event, payload),
-      onIdleDeath: () => {
-        this.counters.crashes += 1;
+    ({ identity: this.identity, pool: this.pool } = functionPool(
+      options,
+      { region: options.region, accountId: accountIdOf(options.queueArn), endpoint },
+      {
+        signal: this.abort.signal,
+        // The pool's events are a part of this runner's: passed on as they are.
+        emit: (event, payload) => this.events.emit(event, payload),
+        onIdleDeath: () => {
+          this.counters.crashes += 1;
+        },
       },
-    });
+    ));
     this.settings = {
       state: 'Enabled',
       batchSize: options.batchSize,

@@ -10,7 +10,7 @@
  * taking partitions in turn. It listens on nothing.
  */
 import { EventEmitter } from 'node:events';
-import { EnvironmentPool } from './environment-pool';
+import { type EnvironmentPool, functionPool } from './environment-pool';
 import { accountIdOf, endpointOf, type FunctionIdentity } from './function-identity';
 import { BatchInvoker, type KafkaCounters } from './kafka-batch';
 import { type KafkaEventSource, kafkaPartitionKey } from './kafka-event';
@@ -24,7 +24,6 @@ import type {
   KafkaRunnerOptions,
   KafkaRunnerStats,
 } from './kafka-types';
-import { currentRuntime, nodeFor } from './lambda-node';
 import { isPollingState, type MappingSettings, readMapping, watchMapping } from './mapping-state';
 import { pause } from './pause';
 import { validateKafkaOptions } from './validate-options';
@@ -88,27 +87,22 @@ class Runner {
   ) {
     const shape = options.eventShape ?? { kind: 'self-managed' };
     this.eventSource = { shape, bootstrapServers: options.bootstrapServers.join(',') };
-    this.identity = {
-      functionName: options.functionName,
-      region: options.region,
-      accountId:
-        options.accountId ?? (shape.kind === 'msk' ? accountIdOf(shape.clusterArn) : LOCAL_ACCOUNT_ID),
-      memoryMiB: options.memoryMiB ?? 128,
-      runtime: options.runtime ?? currentRuntime(),
-      handler: options.handler,
-      endpoint,
-    };
-    this.pool = new EnvironmentPool({
-      identity: this.identity,
-      node: nodeFor(this.identity.runtime),
-      environment: options.environment,
-      forwardLogs: options.forwardLogs ?? true,
-      signal: this.abort.signal,
-      emit: (event, payload) => this.events.emit(event, payload),
-      onIdleDeath: () => {
-        this.counters.crashes += 1;
+    ({ identity: this.identity, pool: this.pool } = functionPool(
+      options,
+      {
+        region: options.region,
+        accountId:
+          options.accountId ?? (shape.kind === 'msk' ? accountIdOf(shape.clusterArn) : LOCAL_ACCOUNT_ID),
+        endpoint,
       },
-    });
+      {
+        signal: this.abort.signal,
+        emit: (event, payload) => this.events.emit(event, payload),
+        onIdleDeath: () => {
+          this.counters.crashes += 1;
+        },
+      },
+    ));
     this.invoker = new BatchInvoker({
       identity: this.identity,
       eventSource: this.eventSource,
