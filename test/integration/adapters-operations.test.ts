@@ -33,6 +33,9 @@ import { type AdapterPipeline, startPipeline } from './support/pipeline';
 
 let pipeline: AdapterPipeline;
 let operations: Operations;
+/** Operations over a pause machine whose runs stay alive until stopped (see beforeAll). */
+let holding: Operations;
+let holdingPause: string;
 let writer: QuarantineWriter;
 let records: QuarantineRecords;
 
@@ -43,6 +46,21 @@ beforeAll(async () => {
   const { quarantineBucket, quarantineTable } = pipeline.names;
   writer = new QuarantineWriter(s3, dynamodb, quarantineBucket, quarantineTable);
   records = new QuarantineRecords(s3, dynamodb, quarantineBucket, quarantineTable);
+  // A deployed pause run for an epoch nobody tripped fails by itself within a second or two
+  // (BreakerNotTripped), on moto's clock: a test that needs a run still alive when it starts the
+  // next would race it. This machine only waits, so a run ends when the test stops it.
+  const { stateMachineArn } = await pipeline.clients.sfn.send(
+    new CreateStateMachineCommand({
+      name: 'adapters-holding-pause',
+      roleArn: 'arn:aws:iam::123456789012:role/adapters-holding-pause',
+      definition: JSON.stringify({
+        StartAt: 'Hold',
+        States: { Hold: { Type: 'Wait', Seconds: 3600, End: true } },
+      }),
+    }),
+  );
+  holdingPause = stateMachineArn as string;
+  holding = new Operations(pipeline.clients.sfn, { ...pipeline.names.stateMachines, pause: holdingPause });
 });
 afterAll(async () => pipeline?.stop());
 
@@ -142,18 +160,18 @@ describe('Operations: executions', () => {
     await stop(first.executionArn);
   });
 
-  it('starts one pause execution per breaker epoch, on the pause machine', async () => {
+  it('starts one pause execution per breaker epoch, however often it is asked', async () => {
     const epoch = 1000 + Math.floor(Math.random() * 1_000_000);
 
-    const first = await operations.startPause({ epoch, reason: 'outage', stop: false });
-    const again = await operations.startPause({ epoch, reason: 'outage', stop: false });
-    const otherInput = await operations.startPause({ epoch, reason: 'quarantine-unwritable', stop: true });
+    const first = await holding.startPause({ epoch, reason: 'outage', stop: false });
+    const again = await holding.startPause({ epoch, reason: 'outage', stop: false });
+    const otherInput = await holding.startPause({ epoch, reason: 'quarantine-unwritable', stop: true });
 
     if (!first.started) throw new Error('not started');
     expect(first.executionArn).toMatch(new RegExp(`:execution:[^:]+-pause:pause-${epoch}$`));
     expect(again).toStrictEqual(first);
     expect(otherInput).toStrictEqual({ started: false });
-    expect(await executionsNamed(pipeline.names.stateMachines.pause, `pause-${epoch}`)).toBe(1);
+    expect(await executionsNamed(holdingPause, `pause-${epoch}`)).toBe(1);
     const execution = await pipeline.clients.sfn.send(
       new DescribeExecutionCommand({ executionArn: first.executionArn }),
     );
@@ -169,20 +187,20 @@ describe('Operations: executions', () => {
   it("given the epoch's pause run was stopped, then the next start begins a second run of it", async () => {
     // Prepare: a run that ended without resuming (an operator stopped it, or it failed).
     const epoch = 2_000_000 + Math.floor(Math.random() * 1_000_000);
-    const first = await operations.startPause({ epoch, reason: 'outage', stop: false });
+    const first = await holding.startPause({ epoch, reason: 'outage', stop: false });
     if (!first.started) throw new Error('not started');
     await stop(first.executionArn);
     await finished(first.executionArn);
 
     // Act
-    const second = await operations.startPause({ epoch, reason: 'outage', stop: false });
-    const again = await operations.startPause({ epoch, reason: 'outage', stop: false });
+    const second = await holding.startPause({ epoch, reason: 'outage', stop: false });
+    const again = await holding.startPause({ epoch, reason: 'outage', stop: false });
 
     // Assess: a live run again, and only one.
     if (!second.started) throw new Error('no second run');
     expect(second.executionArn).toMatch(new RegExp(`:pause-${epoch}-r2$`));
     expect(again).toStrictEqual(second);
-    expect(await executionsNamed(pipeline.names.stateMachines.pause, `pause-${epoch}-r2`)).toBe(1);
+    expect(await executionsNamed(holdingPause, `pause-${epoch}-r2`)).toBe(1);
     await stop(second.executionArn);
   });
 
