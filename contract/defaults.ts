@@ -57,6 +57,13 @@ export const DEFAULTS = {
    * pause, the time guard). With the defaults, 3 + 3 + 4 = the default redrive of 10.
    */
   backstopReceiveMargin: 4,
+  /**
+   * Kafka keeps no receive count: a record's failed half-open probes stand in for SQS's receives
+   * (the same 10), so a record that fails every probe leaves its partition for the quarantine
+   * (`receive-limit`) instead of holding it for good. With the default cool-downs (60 s doubling
+   * to 3,600 s) the tenth probe comes about four hours after the first.
+   */
+  kafkaMaxFailedProbes: 10,
   /** SQS maximum message size (a new queue still defaults to 256 KiB). */
   maxMessageSizeBytes: 1_048_576,
   /** SQS retention (the maximum). */

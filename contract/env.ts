@@ -24,6 +24,11 @@ export const ENV = {
   kafkaCluster: 'PQ_KAFKA_CLUSTER',
   /** Kafka only: the topic the mapping reads. */
   kafkaTopic: 'PQ_KAFKA_TOPIC',
+  /**
+   * Kafka only: failed half-open probes after which a record is quarantined `receive-limit`
+   * (Kafka counts no deliveries: these stand in for SQS's receives, rule 3 over rule 7).
+   */
+  kafkaMaxFailedProbes: 'PQ_KAFKA_MAX_FAILED_PROBES',
   /** URL of the source queue (for visibility changes and replays); SQS only. */
   sourceQueueUrl: 'PQ_SOURCE_QUEUE_URL',
   /** ARN of the source queue (recorded as evidence); SQS only. */

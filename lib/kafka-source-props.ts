@@ -45,6 +45,17 @@ export interface KafkaSourceProps {
   readonly startingPosition?: lambda.StartingPosition;
 
   /**
+   * Half-open probes a record may fail before it is quarantined as `receive-limit` (1 to 1,000).
+   * Kafka counts no deliveries and no record can probe past the one at the head of its partition,
+   * so this count stands in for an SQS queue's redrive limit: without it a record that fails
+   * every probe would hold its partition, and the paused consumer, until an operator acts. With
+   * the default cool-downs the tenth probe comes about four hours after the first; a lower count
+   * frees the partition sooner and quarantines a healthy record sooner in a long outage.
+   * @default 10
+   */
+  readonly maxFailedProbes?: number;
+
+  /**
    * The Secrets Manager secret Lambda authenticates with: SASL/SCRAM or SASL/PLAIN credentials,
    * or an mTLS client certificate, as `authenticationMethod` says. The consumer's role may read it.
    * @default - none: IAM authentication on an MSK cluster; unauthenticated brokers in `vpc` for a
@@ -96,6 +107,8 @@ const BOOTSTRAP_SERVER =
 const MAX_BOOTSTRAP_SERVERS = 10;
 const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 const CONSUMER_GROUP_ID = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
+/** As an SQS redrive's maxReceiveCount, for which it stands. */
+const MAX_FAILED_PROBES = 1000;
 
 const known = (value: string) => !Token.isUnresolved(value);
 
@@ -104,6 +117,7 @@ export function kafkaSourceProblems(kafka: KafkaSourceProps): string[] {
   return [
     ...clusterProblems(kafka),
     ...topicAndGroupProblems(kafka),
+    ...failedProbesProblems(kafka),
     ...authenticationProblems(kafka),
     ...networkProblems(kafka),
   ];
@@ -158,6 +172,13 @@ function topicAndGroupProblems(kafka: KafkaSourceProps): string[] {
     errors.push(`kafka.startingPosition must be TRIM_HORIZON or LATEST (given ${startingPosition})`);
   }
   return errors;
+}
+
+function failedProbesProblems({ maxFailedProbes }: KafkaSourceProps): string[] {
+  if (maxFailedProbes === undefined || Token.isUnresolved(maxFailedProbes)) return [];
+  return Number.isInteger(maxFailedProbes) && maxFailedProbes >= 1 && maxFailedProbes <= MAX_FAILED_PROBES
+    ? []
+    : [`kafka.maxFailedProbes must be an integer from 1 to ${MAX_FAILED_PROBES} (given ${maxFailedProbes})`];
 }
 
 function authenticationProblems(kafka: KafkaSourceProps): string[] {

@@ -562,6 +562,7 @@ export class PoisonQuarantine extends Construct {
         [ENV.sourceKind]: SOURCE_KIND.kafka,
         [ENV.kafkaCluster]: kafkaCluster(kafka),
         [ENV.kafkaTopic]: kafka.topic,
+        [ENV.kafkaMaxFailedProbes]: String(kafka.maxFailedProbes ?? DEFAULTS.kafkaMaxFailedProbes),
       };
     }
     return {

@@ -173,8 +173,8 @@ export class AttemptLedger {
       attemptId,
       'SET #state = :ready, #charged = :charged, #transientFailures = :transient, #unknownFailures = :unknown, ' +
         `#lastEndedAt = :now${lastError ? ', #lastError = :lastError' : ''}` +
-        `${crashed === true ? ', #lastAttemptCrashed = :true' : ''}` +
-        `${failedProbe === true ? ', #failedProbe = :true' : ''} REMOVE #envId${crashed === true ? ' ADD #crashes :one' : ''}`,
+        `${crashed === true ? ', #lastAttemptCrashed = :true' : ''} REMOVE #envId` +
+        addOne(crashed === true && '#crashes', failedProbe === true && '#failedProbes'),
       {
         ':ready': READY,
         ':charged': N(counters.charged),
@@ -182,8 +182,8 @@ export class AttemptLedger {
         ':unknown': N(counters.unknownFailures),
         ':now': S(failure.now.toISOString()),
         ...(lastError ? { ':lastError': evidenceToAttribute(lastError) } : {}),
-        ...(crashed === true || failedProbe === true ? { ':true': BOOL(true) } : {}),
-        ...(crashed === true ? { ':one': N(1) } : {}),
+        ...(crashed === true ? { ':true': BOOL(true) } : {}),
+        ...(crashed === true || failedProbe === true ? { ':one': N(1) } : {}),
       },
       (current) => current.state === LEDGER_STATE.ready && current.attemptId === attemptId,
     );
@@ -335,4 +335,10 @@ function startResult(operation: string, key: string, outcome: Outcome): StartRes
     );
   }
   return { started: false, previous: outcome.previous };
+}
+
+/** ` ADD #a :one, #b :one` for the counters named (false: not this time), or nothing. */
+function addOne(...counters: (string | false)[]): string {
+  const named = counters.filter((counter): counter is string => counter !== false);
+  return named.length === 0 ? '' : ` ADD ${named.map((counter) => `${counter} :one`).join(', ')}`;
 }

@@ -40,7 +40,7 @@ export function toLedgerEntry(item: Item): LedgerEntry {
       quarantining: intentFromItem(read.optionalMap('quarantining')),
       crashes: read.optionalNumber('crashes'),
       lastAttemptCrashed: read.optionalBoolean('lastAttemptCrashed'),
-      failedProbe: read.optionalBoolean('failedProbe'),
+      failedProbes: read.optionalNumber('failedProbes'),
       lastEndedAt: read.optionalString('lastEndedAt'),
       replayedAt: read.optionalString('replayedAt'),
     }),

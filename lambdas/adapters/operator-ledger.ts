@@ -72,7 +72,7 @@ export class OperatorLedger {
       update:
         'SET #state = :ready, #charged = :zero, #transientFailures = :zero, #unknownFailures = :zero, ' +
         `#replayedAt = :now${quarantineId === undefined ? '' : ', #replayOf = :quarantineId'} ` +
-        'REMOVE #external, #unrepeatable, #quarantineId, #envId, #failedProbe, #crashes ADD #generation :one',
+        'REMOVE #external, #unrepeatable, #quarantineId, #envId, #failedProbes, #crashes ADD #generation :one',
       condition:
         quarantineId === undefined ? IS_QUARANTINED : `${IS_QUARANTINED} AND #quarantineId = :quarantineId`,
       values: {

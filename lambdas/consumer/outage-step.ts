@@ -3,7 +3,8 @@
  * event is reported (enough distinct keys in the window pause consumption), a half-open probe
  * that failed on a message not suspected of poison is recorded against the dependency, and when
  * the dependency is down the attempt is settled uncharged and the record handed back for the
- * next probe (or, on its last receive, quarantined: hand-back.ts).
+ * next probe (or, on its last receive, quarantined: hand-back.ts; on Kafka, at its last failed
+ * probe).
  */
 
 import { isPoisonSuspect, probeFailureKind } from '../core/breaker';
@@ -11,7 +12,9 @@ import type { ErrorClass, LedgerItem } from '../core/types';
 import type { SourceRecord } from '../ports/source';
 import type { ConsumerDeps } from './deps';
 import { handBackUnlessLastReceive } from './hand-back';
+import { onLastFailedProbe } from './last-receive';
 import { reportFailureEvent } from './outage-watch';
+import { quarantined } from './quarantine-step';
 import { PAUSED, type RecordOutcome, type RecordSession } from './record-outcome';
 
 export interface FailureEvent {
@@ -61,7 +64,12 @@ export async function handBackForOutage(
   if (probeFailed) await deps.control.recordProbe(probeFailureKind(failure.item));
   if (!paused && !(probeFailed && failure.failedProbeHandsBack)) return undefined;
   session.pause('outage');
-  // Rule 7: during an outage nothing is charged and nothing is quarantined.
+  // Rule 7: during an outage nothing is charged and nothing is quarantined...
   await failure.settle(probeFailed);
+  // ... but a Kafka record that fails every probe would hold its partition and the breaker for
+  // good: its last failed probe is its last receive.
+  if (probeFailed && onLastFailedProbe(deps, failure.item)) {
+    return quarantined(deps, session, record, failure.item, 'receive-limit', 0);
+  }
   return handBackUnlessLastReceive(deps, session, record, failure.item, async () => PAUSED);
 }

@@ -101,8 +101,8 @@ export type ProbeResult = 'success' | 'failure' | 'repeated-failure' | 'own-fail
  * the healthy messages behind them until SQS's backstop takes those. Its failure still ends the
  * window in failure (it is no silence) but does not make the verdict: the next message probes.
  */
-export function probeFailureKind(item: { readonly failedProbe?: boolean }): Exclude<ProbeResult, 'success'> {
-  return item.failedProbe === true ? 'repeated-failure' : 'failure';
+export function probeFailureKind(item: { readonly failedProbes?: number }): Exclude<ProbeResult, 'success'> {
+  return (item.failedProbes ?? 0) > 0 ? 'repeated-failure' : 'failure';
 }
 
 /**

@@ -42,7 +42,7 @@ export interface ConsumerConfig {
   /** Records of one group run in order, one at a time (SQS FIFO; Kafka, per topic-partition). */
   readonly ordered: boolean;
   /** Kafka only: where the records come from (PQ_KAFKA_CLUSTER, PQ_KAFKA_TOPIC). */
-  readonly kafka?: { readonly cluster: string; readonly topic: string };
+  readonly kafka?: KafkaSettings;
   readonly policy: Policy;
   /** Rule 11a: open quarantine records at which the consumer stops. */
   readonly quarantineCapacity: number;
@@ -55,6 +55,13 @@ export interface ConsumerConfig {
   readonly breakerTimings: BreakerTimings;
   /** Dotted path into a JSON body whose value is the message key; absent: the messageId. */
   readonly messageKeyPath?: string;
+}
+
+export interface KafkaSettings {
+  readonly cluster: string;
+  readonly topic: string;
+  /** Failed half-open probes after which a record is quarantined `receive-limit` (PQ_KAFKA_MAX_FAILED_PROBES). */
+  readonly maxFailedProbes: number;
 }
 
 /** Declaration order in contract/env.ts, so problems are reported in a predictable order. */
@@ -132,7 +139,7 @@ type SourceSettings = Pick<
 >;
 /** The variables of the other kind of source: set, they say the function is wired to the wrong one. */
 const SQS_ONLY = [ENV.sourceQueueUrl, ENV.sourceQueueArn, ENV.fifo, ENV.backstopMaxReceiveCount];
-const KAFKA_ONLY = [ENV.kafkaCluster, ENV.kafkaTopic];
+const KAFKA_ONLY = [ENV.kafkaCluster, ENV.kafkaTopic, ENV.kafkaMaxFailedProbes];
 
 /** The source's settings: an SQS queue (the default) or a Kafka topic, never a mix of both. */
 function readSource(env: Environment, read: Reader, problems: ConfigProblem[]): SourceSettings {
@@ -144,13 +151,14 @@ function readSource(env: Environment, read: Reader, problems: ConfigProblem[]): 
   if (kind === SOURCE_KIND.kafka) {
     const cluster = read.required(ENV.kafkaCluster, 'an MSK cluster ARN or bootstrap servers');
     const topic = read.required(ENV.kafkaTopic, 'a topic name');
+    const maxFailedProbes = read.integer(ENV.kafkaMaxFailedProbes, DEFAULTS.kafkaMaxFailedProbes, 1);
     return {
       sourceKind: kind,
       sourceQueueUrl: '',
       sourceQueueArn: kafkaSourceName(cluster, topic),
       fifo: false,
       ordered: true,
-      kafka: { cluster, topic },
+      kafka: { cluster, topic, maxFailedProbes },
     };
   }
   const sourceQueueUrl = read.required(ENV.sourceQueueUrl, 'an SQS queue URL', /^https?:\/\/\S+$/);

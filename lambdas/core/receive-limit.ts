@@ -10,6 +10,16 @@ export function isLastReceive(receiveCount: number, maxReceiveCount: number): bo
   return receiveCount >= maxReceiveCount;
 }
 
+/**
+ * Kafka counts no deliveries, and on a partition no record probes past the one that failed: a
+ * record's failed half-open probes stand in for SQS's receives. The one that reaches the limit is
+ * its last receive: quarantined `receive-limit`, uncharged, instead of held with the breaker for
+ * good (rule 3 over rule 7, as on a queue).
+ */
+export function isLastFailedProbe(failedProbesBefore: number, maxFailedProbes: number): boolean {
+  return failedProbesBefore + 1 >= maxFailedProbes;
+}
+
 /** SQS's ApproximateReceiveCount of a record; absent (a test's record): its first receive. */
 export function receiveCountOf(attributes: { readonly ApproximateReceiveCount?: string }): number {
   return Number(attributes.ApproximateReceiveCount ?? '1');

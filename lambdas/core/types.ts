@@ -75,10 +75,12 @@ export interface LedgerItem {
    */
   readonly crashes?: number;
   /**
-   * The message failed a half-open probe (rule 7): a later probe failure may be its own, so it
-   * does not decide its window (core/breaker.ts probeFailureKind). Kept for the item's life.
+   * Half-open probes (rule 7) this message failed (absent: none). After the first, a later probe
+   * failure may be its own, so it does not decide its window (core/breaker.ts probeFailureKind);
+   * on a Kafka partition, where no record probes past it and no receive count ends it, the last
+   * one allowed quarantines it (core/receive-limit.ts). Kept until an operator's replay.
    */
-  readonly failedProbe?: boolean;
+  readonly failedProbes?: number;
   /**
    * Rule 3: a quarantine decided and begun but not yet marked. Whoever delivers the message next
    * finishes this one, with the same id, instead of deciding (and writing) another.

@@ -59,7 +59,7 @@ export interface FailureRecord {
   readonly lastError?: ErrorEvidence;
   /** The attempt crashed and an outage settled it uncharged (LedgerItem.lastAttemptCrashed). */
   readonly crashed?: boolean;
-  /** The attempt was a failed half-open probe (LedgerItem.failedProbe). */
+  /** The attempt was a failed half-open probe: counted in LedgerItem.failedProbes. */
   readonly failedProbe?: boolean;
   readonly now: Date;
 }

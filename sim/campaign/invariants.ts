@@ -89,11 +89,7 @@ export type InvariantName = (typeof INVARIANTS)[number];
  * failure of theirs for a planted break's catch. Remove a name once its fix lands, and the tests
  * guard it.
  */
-export const OPEN_INVARIANTS: ReadonlySet<InvariantName> = new Set<InvariantName>([
-  // cases/kafka-transient-failure-probed-forever-holds-its-partition.json and
-  // cases/kafka-crash-then-refused-call-probed-forever-holds-its-partition.json
-  'kafka-no-partition-held-for-good',
-]);
+export const OPEN_INVARIANTS: ReadonlySet<InvariantName> = new Set<InvariantName>([]);
 
 export interface Verdict extends CheckResult {
   readonly invariant: InvariantName;

@@ -37,7 +37,8 @@ function oracleInput(observation: Observation): OracleInput {
 }
 
 function gather({ trace, sent, schedule, world }: Observation): OracleInput {
-  // A Kafka mapping keeps no receive count and moves no record aside: no last receive, no backstop.
+  // A Kafka mapping keeps no receive count and moves no record aside: no last receive, no backstop;
+  // a record's last failed probe stands in for its last receive.
   return {
     attempts: trace.attempts.attempts,
     pauses: trace.attempts.pauses,
@@ -53,6 +54,7 @@ function gather({ trace, sent, schedule, world }: Observation): OracleInput {
     transientRetries: schedule.config.transientRetries,
     limits: deployedLimits(schedule),
     backstopMaxReceiveCount: isKafka(schedule) ? Number.POSITIVE_INFINITY : DEFAULTS.backstopMaxReceiveCount,
+    maxFailedProbes: isKafka(schedule) ? DEFAULTS.kafkaMaxFailedProbes : Number.POSITIVE_INFINITY,
   };
 }
 

@@ -15,6 +15,8 @@
  * - the backstop: only a message whose last receive crashed or found our own tables failing.
  * - crashes alone (rules 2, 5): a key whose every attempt crashed alone is quarantined as
  *   `crash-limit` within its limit, or `receive-limit` where the backstop comes first.
+ * On Kafka no receive count ends a record and nothing reaches a backstop: `receive-limit` is a
+ * record's last failed half-open probe instead (docs/behaviour.md, "Kafka sources").
  */
 import type { QuarantineReason } from '../../lambdas/core/types';
 import type { AttemptFacts } from './attempt-log';
@@ -42,6 +44,8 @@ export interface OracleInput {
   /** Every attempt limit the schedule deploys. */
   readonly limits: readonly number[];
   readonly backstopMaxReceiveCount: number;
+  /** Kafka: failed half-open probes that end a record `receive-limit` (SQS: none, infinity). */
+  readonly maxFailedProbes: number;
 }
 
 /** The charges each attempt may have added, by attemptId. */
@@ -107,8 +111,10 @@ export function possibleReasons(
     group.some((attempt) => attempt.keylessDeclared),
   );
   add('crash-limit', attemptsCharged >= Math.min(...input.limits));
-  const received = input.receives.filter((receive) => receive.messageId === message.messageId).length;
-  add('receive-limit', received >= input.backstopMaxReceiveCount);
+  const receives = input.receives.filter((receive) => receive.messageId === message.messageId);
+  // Its receives in a half-open window bound the probes it failed from above.
+  const probes = receives.filter((receive) => receive.breaker === 'half-open').length;
+  add('receive-limit', receives.length >= input.backstopMaxReceiveCount || probes >= input.maxFailedProbes);
   return reasons;
 }
 

@@ -22,6 +22,7 @@ import type { InvariantName } from './invariants';
 /** The rules of docs/behaviour.md's "Kafka sources" a planted break of the Kafka adapter breaks. */
 export const KAFKA_ORDER = 'Kafka: order';
 export const KAFKA_WHAT_STAYS = 'Kafka: what stays';
+export const KAFKA_NO_BACKSTOP = 'Kafka: no backstop';
 
 /** Each defect: the rule of docs/behaviour.md it breaks and how (docs/rule-breaks.md is generated from these). */
 export const BREAKS = {
@@ -89,6 +90,10 @@ export const BREAKS = {
     rule: KAFKA_ORDER,
     what: 'Kafka records are grouped by topic, not topic-partition: a record that stays holds every partition of its payload.',
   },
+  'kafka-probed-forever': {
+    rule: KAFKA_NO_BACKSTOP,
+    what: "A Kafka record's last failed probe is never recognised (isLastFailedProbe always false): it is probed for ever.",
+  },
 } as const satisfies Record<string, { readonly rule: string; readonly what: string }>;
 
 export type Defect = keyof typeof BREAKS;
@@ -96,13 +101,14 @@ export type Defect = keyof typeof BREAKS;
 /**
  * Each invariant of a Kafka source (kafka-invariants.ts) with the planted break it must see on
  * its own, so that every one of them is shown able to fail, whichever invariant caught the break
- * first. The open one fails without a planted break (invariants.ts OPEN_INVARIANTS).
+ * first. An open one fails without a planted break (invariants.ts OPEN_INVARIANTS).
  */
 export const KAFKA_INVARIANT_BREAKS = {
   'kafka-commits-only-ended-records': 'kafka-held-batch-acknowledged',
   'kafka-partition-order': 'kafka-partition-order-lost',
   'kafka-other-partitions-not-held': 'kafka-group-is-the-topic',
   'kafka-quarantine-keeps-the-record': 'kafka-headers-dropped',
+  'kafka-no-partition-held-for-good': 'kafka-probed-forever',
 } as const satisfies Partial<Record<InvariantName, Defect>>;
 
 export const DEFECTS = Object.keys(BREAKS) as Defect[];
@@ -152,6 +158,10 @@ export function plantedDelivery(
 
 export function plantedLastReceive(lastReceive: boolean): boolean {
   return planted.defect === 'last-receive-never-seen' ? false : lastReceive;
+}
+
+export function plantedLastFailedProbe(lastFailedProbe: boolean): boolean {
+  return planted.defect === 'kafka-probed-forever' ? false : lastFailedProbe;
 }
 
 /** The attempt's ledger as its work context writes to it, without a keyless call's `pending`. */

@@ -140,7 +140,7 @@ export class MemoryLedger implements LedgerPort {
           item.lastAttemptCrashed = true;
           item.crashes = (item.crashes ?? 0) + 1;
         }
-        if (failure.failedProbe === true) item.failedProbe = true;
+        if (failure.failedProbe === true) item.failedProbes = (item.failedProbes ?? 0) + 1;
         delete item.envId;
       },
       (current) => current.state === LEDGER_STATE.ready && current.attemptId === attemptId,
@@ -243,7 +243,7 @@ export class MemoryLedger implements LedgerPort {
     delete current.quarantineId;
     delete current.crashes;
     delete current.envId;
-    delete current.failedProbe;
+    delete current.failedProbes;
     return copy(current);
   }
 

@@ -34,10 +34,7 @@ const RARE = new Set<InvariantName>([
 ]);
 
 /** Case files (cases/<name>.json) whose defect is still open: replayed, they still fail. */
-const OPEN_CASES = new Set<string>([
-  'kafka-transient-failure-probed-forever-holds-its-partition',
-  'kafka-crash-then-refused-call-probed-forever-holds-its-partition',
-]);
+const OPEN_CASES = new Set<string>([]);
 
 describe(`the fault campaign: ${SCHEDULES} schedules from seed ${SEED}`, () => {
   let report: CampaignReport;

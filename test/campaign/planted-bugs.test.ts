@@ -17,6 +17,7 @@ import {
   DEFECTS,
   type Defect,
   KAFKA_INVARIANT_BREAKS,
+  KAFKA_NO_BACKSTOP,
   KAFKA_ORDER,
   KAFKA_WHAT_STAYS,
   NOT_PLANTED,
@@ -42,11 +43,13 @@ vi.mock('../../lambdas/sources/kafka', async (importOriginal) => {
 
 vi.mock('../../lambdas/core/receive-limit', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lambdas/core/receive-limit')>();
-  const { plantedLastReceive } = await import('../../sim/campaign/planted-defects');
+  const { plantedLastFailedProbe, plantedLastReceive } = await import('../../sim/campaign/planted-defects');
   return {
     ...actual,
     isLastReceive: (...args: Parameters<typeof actual.isLastReceive>) =>
       plantedLastReceive(actual.isLastReceive(...args)),
+    isLastFailedProbe: (...args: Parameters<typeof actual.isLastFailedProbe>) =>
+      plantedLastFailedProbe(actual.isLastFailedProbe(...args)),
   };
 });
 
@@ -181,6 +184,7 @@ const RULES = [
   '13',
   KAFKA_ORDER,
   KAFKA_WHAT_STAYS,
+  KAFKA_NO_BACKSTOP,
 ];
 
 interface Catch {

@@ -90,13 +90,14 @@ describe('a pipeline reading a topic on Amazon MSK (IAM authentication, defaults
     });
   });
 
-  it('tells the consumer its source is Kafka, the cluster and the topic, and nothing of a queue', () => {
+  it('tells the consumer its source is Kafka, the cluster, the topic and the failed probes a record may have, and nothing of a queue', () => {
     // Assess
     const variables = consumerVariables(template);
     expect(variables).toMatchObject({
       [ENV.sourceKind]: SOURCE_KIND.kafka,
       [ENV.kafkaCluster]: CLUSTER_ARN,
       [ENV.kafkaTopic]: TOPIC,
+      [ENV.kafkaMaxFailedProbes]: String(DEFAULTS.kafkaMaxFailedProbes),
     });
     expect(Object.keys(variables).filter((name) => QUEUE_VARIABLES.includes(name))).toStrictEqual([]);
   });
@@ -251,6 +252,7 @@ describe('a pipeline reading a topic on Amazon MSK, its settings given', () => {
         consumerGroupId: 'pq-orders',
         startingPosition: lambda.StartingPosition.LATEST,
         secret: credentials(scope),
+        maxFailedProbes: 4,
       },
       batchSize: 100,
       maxBatchingWindow: Duration.seconds(5),
@@ -274,6 +276,7 @@ describe('a pipeline reading a topic on Amazon MSK, its settings given', () => {
     const actions = actionsOf(statementsOfRole(template, 'ConsumerRole'));
     expect(actions.filter((action) => action.startsWith('kafka-cluster:'))).toStrictEqual([]);
     expect(consumerVariables(template)[ENV.batchingWindowSeconds]).toBe('5');
+    expect(consumerVariables(template)[ENV.kafkaMaxFailedProbes]).toBe('4');
   });
 
   it('authenticates with an mTLS client certificate', () => {
@@ -446,6 +449,17 @@ describe('Kafka source prop validation', () => {
       kafka({ startingPosition: lambda.StartingPosition.AT_TIMESTAMP }),
       /kafka\.startingPosition must be TRIM_HORIZON or LATEST \(given AT_TIMESTAMP\)/,
     ],
+    [
+      'no failed probe allowed',
+      kafka({ maxFailedProbes: 0 }),
+      /kafka\.maxFailedProbes must be an integer from 1 to 1000 \(given 0\)/,
+    ],
+    [
+      'more failed probes than a redrive allows receives',
+      kafka({ maxFailedProbes: 1001 }),
+      /kafka\.maxFailedProbes must be an integer from 1 to 1000 \(given 1001\)/,
+    ],
+    ['a fraction of a probe', kafka({ maxFailedProbes: 2.5 }), /kafka\.maxFailedProbes .* \(given 2\.5\)/],
     [
       'an authentication method without a secret',
       kafka({ authenticationMethod: AuthenticationMethod.SASL_SCRAM_256_AUTH }),

@@ -519,27 +519,37 @@ onEveryPortsWorld((world) => {
     });
   });
 
-  describe('LedgerPort: a failed probe', () => {
-    it('given an attempt settled as a failed probe, when started again and later reset for a replay, then the mark stays until the reset', async () => {
+  describe('LedgerPort: failed probes', () => {
+    it('given attempts settled as failed probes, when started again and later reset for a replay, then each is counted and the count stays until the reset', async () => {
       // Prepare
       const key = newKey('probed');
       await ports.ledger.start(startOf(key, 'a1'));
       const counters = { charged: 0, transientFailures: 0, unknownFailures: 0 };
 
       // Act
-      const settled = await ports.ledger.recordFailure(key, 'a1', {
+      const first = await ports.ledger.recordFailure(key, 'a1', { counters, failedProbe: true, now: at(10) });
+      const again = await ports.ledger.start(startOf(key, 'a2', { now: at(20) }));
+      const second = await ports.ledger.recordFailure(key, 'a2', {
         counters,
         failedProbe: true,
-        now: at(10),
+        crashed: true,
+        now: at(30),
       });
-      const again = await ports.ledger.start(startOf(key, 'a2', { now: at(20) }));
-      await ports.ledger.markQuarantined(key, { attemptId: 'a2', quarantineId: 'q1', now: at(30) });
-      const reset = await ports.ledger.resetForReplay(key, { expectedState: 'quarantined', now: at(40) });
+      const notProbed = await ports.ledger.start(startOf(key, 'a3', { now: at(40) }));
+      const third = await ports.ledger.recordFailure(key, 'a3', { counters, now: at(50) });
+      await ports.ledger.start(startOf(key, 'a4', { now: at(60) }));
+      await ports.ledger.markQuarantined(key, { attemptId: 'a4', quarantineId: 'q1', now: at(70) });
+      const reset = await ports.ledger.resetForReplay(key, { expectedState: 'quarantined', now: at(80) });
 
-      // Assess: a message probed and failed stays one for every later window, until a person replays it.
-      expect(settled).toMatchObject({ state: 'ready', failedProbe: true });
-      expect(again.started && again.item.failedProbe).toBe(true);
-      expect(reset.failedProbe).toBeUndefined();
+      // Assess: a message probed and failed stays one for every later window, until a person
+      // replays it; each failed probe counts (a Kafka record's last one quarantines it), beside a
+      // crash counted in the same write, and a failure that was no probe counts none.
+      expect(first).toMatchObject({ state: 'ready', failedProbes: 1 });
+      expect(again.started && again.item.failedProbes).toBe(1);
+      expect(second).toMatchObject({ state: 'ready', failedProbes: 2, crashes: 1 });
+      expect(notProbed.started && notProbed.item.failedProbes).toBe(2);
+      expect(third.failedProbes).toBe(2);
+      expect(reset.failedProbes).toBeUndefined();
     });
   });
 

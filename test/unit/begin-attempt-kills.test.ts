@@ -52,7 +52,7 @@ describe('a crash found after a success decided the half-open window', () => {
     expect(redelivery).toMatchObject({ kind: 'returned', failed: [] });
     expect(world.control.breaker).toMatchObject({ probeSuccesses: 1, probeFailures: 0 });
     expect(world.ledger.get('id-M1')).toMatchObject({ state: 'completed', charged: 1, crashes: 1 });
-    expect(world.ledger.get('id-M1')?.failedProbe).toBeUndefined();
+    expect(world.ledger.get('id-M1')?.failedProbes).toBeUndefined();
   });
 });
 

@@ -268,8 +268,28 @@ describe('parseConfig for a Kafka source (issue 38)', () => {
       sourceQueueArn: 'arn:aws:kafka:eu-west-1:123456789012:cluster/orders/abc/orders',
       fifo: false,
       ordered: true,
-      kafka: { cluster: 'arn:aws:kafka:eu-west-1:123456789012:cluster/orders/abc', topic: 'orders' },
+      kafka: {
+        cluster: 'arn:aws:kafka:eu-west-1:123456789012:cluster/orders/abc',
+        topic: 'orders',
+        maxFailedProbes: DEFAULTS.kafkaMaxFailedProbes,
+      },
     });
+  });
+
+  it('given a limit of failed probes, then it is read; one below 1 or no integer is named', () => {
+    // Act
+    const config = parseConfig({ ...kafka, [ENV.kafkaMaxFailedProbes]: '1' });
+    const problems = ['0', '2.5', 'ten'].map((value) =>
+      problemsOf({ ...kafka, [ENV.kafkaMaxFailedProbes]: value }),
+    );
+
+    // Assess
+    expect(config.kafka?.maxFailedProbes).toBe(1);
+    expect(problems.map((found) => found.map((problem) => problem.key))).toStrictEqual([
+      [ENV.kafkaMaxFailedProbes],
+      [ENV.kafkaMaxFailedProbes],
+      [ENV.kafkaMaxFailedProbes],
+    ]);
   });
 
   it('given a Kafka source without its cluster or topic, then both are named with what they take', () => {
@@ -303,13 +323,14 @@ describe('parseConfig for a Kafka source (issue 38)', () => {
     ]);
   });
 
-  it('given an SQS source with a Kafka topic, then the topic is refused', () => {
+  it('given an SQS source with a Kafka topic and probe limit, then both are refused', () => {
     // Act
-    const problems = problemsOf({ ...required, [ENV.kafkaTopic]: 'orders' });
+    const problems = problemsOf({ ...required, [ENV.kafkaTopic]: 'orders', [ENV.kafkaMaxFailedProbes]: '3' });
 
     // Assess
     expect(problems).toStrictEqual([
       { key: ENV.kafkaTopic, value: 'orders', expected: 'unset for the sqs source' },
+      { key: ENV.kafkaMaxFailedProbes, value: '3', expected: 'unset for the sqs source' },
     ]);
   });
 

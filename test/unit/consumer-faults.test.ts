@@ -566,6 +566,7 @@ describe('a message that failed a probe before does not decide a later window (r
 
     // Assess: M1 and M2 failed again, uncharged, but a failed probe behind them says their
     // failures may be their own: the window is still open to M3, whose success ends the outage.
+    // Each counts its two failed probes.
     expect(world.ledger.get('id-M3')).toMatchObject({ state: 'completed' });
     expect(world.control.breaker).toMatchObject({
       probeSuccesses: 1,
@@ -573,7 +574,7 @@ describe('a message that failed a probe before does not decide a later window (r
       probeRepeatFailures: 2,
     });
     for (const id of ['id-M1', 'id-M2'])
-      expect(world.ledger.get(id)).toMatchObject({ state: 'ready', charged: 0, failedProbe: true });
+      expect(world.ledger.get(id)).toMatchObject({ state: 'ready', charged: 0, failedProbes: 2 });
   });
 });
 

@@ -55,7 +55,7 @@ describe('crashes found at redelivery are rule 7 failure events', () => {
       lastAttemptCrashed: true,
     });
     // No window was open: this crash was no probe.
-    expect(world.ledger.get('M2')?.failedProbe).toBeUndefined();
+    expect(world.ledger.get('M2')?.failedProbes).toBeUndefined();
     expect(world.queue.messages.has('M2')).toBe(true);
   });
 
@@ -88,7 +88,7 @@ describe('a crash found in a half-open window is the probe failing', () => {
     // Assess
     expect(probe.kind).toBe('returned');
     expect(world.control.breaker?.probeFailures).toBe(1);
-    expect(world.ledger.get('M1')).toMatchObject({ charged: 0, failedProbe: true });
+    expect(world.ledger.get('M1')).toMatchObject({ charged: 0, failedProbes: 1 });
   });
 
   it("given a fresh message that crashed, when its redelivery probes below the outage threshold, then the probe failure is counted and the crash is still rule 6's to charge", async () => {
@@ -106,7 +106,7 @@ describe('a crash found in a half-open window is the probe failing', () => {
     // as a transient failure would be: attributable (alone), it is charged and the work runs again.
     expect(world.control.breaker?.probeFailures).toBe(1);
     expect(world.ledger.get('M1')).toMatchObject({ state: 'completed', charged: 1 });
-    expect(world.ledger.get('M1')?.failedProbe).toBeUndefined();
+    expect(world.ledger.get('M1')?.failedProbes).toBeUndefined();
   });
 
   it('given a message charged for a crash before, when its next crash is found in the window, then it is the message, not the probe', async () => {
@@ -123,6 +123,6 @@ describe('a crash found in a half-open window is the probe failing', () => {
 
     // Assess: a poison suspect's crash says nothing about the dependency.
     expect(world.control.breaker?.probeFailures).toBe(0);
-    expect(world.ledger.get('M1')?.failedProbe).toBeUndefined();
+    expect(world.ledger.get('M1')?.failedProbes).toBeUndefined();
   });
 });

@@ -76,7 +76,7 @@ describe('a retried failure outside a half-open window', () => {
     world.queue.send({ messageId: 'id-M1', body: 'M1' });
     expect(await deliverNext(world)).toMatchObject({ kind: 'returned', failed: ['id-M1'] });
     expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', charged: 0, transientFailures: 1 });
-    expect(world.ledger.get('id-M1')?.failedProbe).toBeUndefined();
+    expect(world.ledger.get('id-M1')?.failedProbes).toBeUndefined();
     await halfOpenWindow(world);
 
     // Act
@@ -84,6 +84,6 @@ describe('a retried failure outside a half-open window', () => {
 
     // Assess: a first failed probe is the dependency's verdict; a repeated one may be the message.
     expect(world.control.breaker).toMatchObject({ probeFailures: 1, probeRepeatFailures: 0 });
-    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', charged: 0, failedProbe: true });
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', charged: 0, failedProbes: 1 });
   });
 });
