@@ -13,6 +13,7 @@ import {
   type MappingInfo,
   sourceQueueMapping,
 } from '../lambdas/adapters/deployment-lookup';
+import { AwsKafkaAccess, type AwsKafkaAccessOptions } from '../lambdas/adapters/kafka-access';
 import { KafkaTopics } from '../lambdas/adapters/kafka-topic';
 import { Operations } from '../lambdas/adapters/operations';
 import { OperatorControl } from '../lambdas/adapters/operator-control';
@@ -25,7 +26,8 @@ import { SourceQueue } from '../lambdas/adapters/source-queue';
 import { type ConsumerConfig, parseConfig } from '../lambdas/core/config';
 import type { KafkaTopicPort } from '../lambdas/ports/kafka-topic';
 import { NotFound, Refused, UsageError } from './errors';
-import { kafkaBrokers } from './kafka-cluster';
+import { kafkaCluster } from './kafka-cluster';
+import { kafkaConnection } from './kafka-connection';
 import { RefusingReplayClaims } from './replay-claims';
 
 export interface Target {
@@ -43,8 +45,10 @@ export interface KafkaSource {
   readonly cluster: string;
   readonly topic: string;
   /**
-   * The cluster's topics, connected on first use; a UsageError where pq cannot tell where the
-   * brokers are (an MSK cluster ARN and no --kafka-bootstrap), before anything is read or changed.
+   * The cluster's topics, connected on first use as the consumer's mapping connects
+   * (cli/kafka-connection.ts); a UsageError where pq cannot tell where the brokers are (a cluster
+   * that is neither an MSK cluster's ARN nor bootstrap servers, and no --kafka-bootstrap), before
+   * anything is read or changed.
    */
   topics(): KafkaTopicPort;
   /** Closes the connection `topics()` opened, if any (a command that produced closes it when done). */
@@ -79,11 +83,12 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
   if (!functionName) {
     throw new UsageError('which consumer? pass --function NAME (or set PQ_FUNCTION)');
   }
-  const clients = createClients({
+  const clientOptions = {
     ...(target.region ? { region: target.region } : {}),
     ...(target.endpoint ? { endpoint: target.endpoint } : {}),
     ...(target.profile ? { profile: target.profile } : {}),
-  });
+  };
+  const clients = createClients(clientOptions);
   const config = await consumerConfig(clients, functionName, target.profile);
   const mapping = await sourceQueueMapping(clients.lambda, functionName, mappingSource(config));
   const { dynamodb, s3, sqs, sfn, sts } = clients;
@@ -100,7 +105,14 @@ export async function resolveDeployment(target: Target): Promise<Deployment> {
     controlItems: new OperatorControl(dynamodb, config.controlTable, config.policy.breakerCooldownSeconds),
     claims: new RefusingReplayClaims(new ReplayClaims(dynamodb, config.quarantineTable)),
     queue: new SourceQueue(sqs, config.sourceQueueUrl),
-    kafka: config.kafka && kafkaSource(config.kafka, target.kafkaBootstrap),
+    kafka:
+      config.kafka &&
+      kafkaSource(config.kafka, target.kafkaBootstrap, {
+        cluster: config.kafka.cluster,
+        functionName,
+        lambda: clients.lambda,
+        clientOptions,
+      }),
     operations: new Operations(sfn, config.stateMachines),
     backstop: () => {
       // Kafka moves no record aside: no backstop (docs/behaviour.md, "Kafka sources").
@@ -123,15 +135,22 @@ export function mappingSource(config: ConsumerConfig): string {
   return config.kafka?.cluster ?? config.sourceQueueArn;
 }
 
-function kafkaSource(source: { cluster: string; topic: string }, given: string | undefined): KafkaSource {
+function kafkaSource(
+  source: { cluster: string; topic: string },
+  given: string | undefined,
+  access: AwsKafkaAccessOptions,
+): KafkaSource {
   let topics: KafkaTopics | undefined;
   return {
     ...source,
     topics: () => {
       if (topics) return topics;
-      const found = kafkaBrokers(source.cluster, given);
-      if ('problem' in found) throw new UsageError(found.problem);
-      topics = new KafkaTopics({ bootstrapBrokers: found.brokers });
+      const cluster = kafkaCluster(source.cluster, given);
+      if ('problem' in cluster) throw new UsageError(cluster.problem);
+      topics = new KafkaTopics({
+        cluster: source.cluster,
+        connection: () => kafkaConnection(source.cluster, cluster, new AwsKafkaAccess(access)),
+      });
       return topics;
     },
     close: async () => topics?.close(),

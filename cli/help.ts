@@ -21,8 +21,8 @@ Global options, before or after the command (pq --region eu-west-1 status = pq s
                         --endpoint is the same
   --kafka-bootstrap HOST:PORT[,HOST:PORT...]
                         a Kafka consumer's brokers, for pq replay to produce to (or
-                        PQ_KAFKA_BOOTSTRAP): instead of its PQ_KAFKA_CLUSTER, and needed when that
-                        is an MSK cluster's ARN (plain connections: no TLS, SASL or IAM)
+                        PQ_KAFKA_BOOTSTRAP), instead of its PQ_KAFKA_CLUSTER's or those MSK lists;
+                        pq authenticates as the consumer's event source mapping does either way
   --output FORMAT       table (the default): for people, aligned; text: tab-separated lines for
                         grep, cut and awk, as the AWS CLI's text; json: one JSON document, for scripts
   --json                --output json

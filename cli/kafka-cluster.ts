@@ -1,9 +1,9 @@
 /**
  * Where `pq` finds a Kafka consumer's brokers, to produce a replay: `--kafka-bootstrap` (or
- * PQ_KAFKA_BOOTSTRAP) when given, else the consumer's PQ_KAFKA_CLUSTER when it holds bootstrap
- * servers (a self-managed cluster). An MSK cluster is named by its ARN there: its brokers would
- * come from kafka:GetBootstrapBrokers and its listeners want TLS and IAM or SCRAM authentication,
- * none of which pq speaks, so it asks for a listener it can reach instead of guessing.
+ * PQ_KAFKA_BOOTSTRAP) when given, else the consumer's PQ_KAFKA_CLUSTER: a self-managed cluster's
+ * bootstrap servers, or an MSK cluster's ARN, whose brokers kafka:GetBootstrapBrokers lists (the
+ * listener of the mapping's authentication, cli/kafka-access.ts). The given brokers replace the
+ * addresses only: a replay authenticates as the mapping does whichever brokers it reaches.
  */
 import { UsageError } from './errors';
 
@@ -35,23 +35,33 @@ export function bootstrapOption(given: string | undefined): string | undefined {
   return given;
 }
 
-export type KafkaBrokers = { readonly brokers: readonly string[] } | { readonly problem: string };
+/** The consumer's cluster as a replay reaches it. */
+export type KafkaCluster =
+  /** An MSK cluster: its brokers from kafka:GetBootstrapBrokers, unless `given`. */
+  | {
+      readonly kind: 'msk';
+      readonly arn: string;
+      readonly region: string;
+      readonly given?: readonly string[];
+    }
+  /** A self-managed cluster: its bootstrap servers, or those given. */
+  | { readonly kind: 'self-managed'; readonly brokers: readonly string[] };
 
-/** The brokers a replay connects to, or why pq cannot tell (what to pass instead). */
-export function kafkaBrokers(cluster: string, given: string | undefined): KafkaBrokers {
+const MSK_CLUSTER_ARN = /^arn:aws[\w-]*:kafka:([a-z0-9-]+):/;
+
+/** The consumer's PQ_KAFKA_CLUSTER and a given `--kafka-bootstrap`, or why pq cannot tell where the brokers are. */
+export function kafkaCluster(
+  cluster: string,
+  given: string | undefined,
+): KafkaCluster | { readonly problem: string } {
   const fromOption = given === undefined ? undefined : parseBootstrap(given);
-  if (fromOption !== undefined) return { brokers: fromOption };
-  const pass = `pass --${KAFKA_BOOTSTRAP_OPTION} HOST:PORT[,HOST:PORT...] (or set ${KAFKA_BOOTSTRAP_VARIABLE}): brokers of a listener pq can reach without authentication`;
-  if (/^arn:aws[\w-]*:kafka:/.test(cluster)) {
-    return {
-      problem:
-        `the consumer reads the Amazon MSK cluster ${cluster}, and pq cannot look its brokers up or ` +
-        `authenticate with IAM: ${pass} (aws kafka get-bootstrap-brokers --cluster-arn ARN lists them)`,
-    };
+  const region = MSK_CLUSTER_ARN.exec(cluster)?.[1];
+  if (region !== undefined) {
+    return { kind: 'msk', arn: cluster, region, ...(fromOption === undefined ? {} : { given: fromOption }) };
   }
-  const fromCluster = parseBootstrap(cluster);
-  if (fromCluster !== undefined) return { brokers: fromCluster };
+  const brokers = fromOption ?? parseBootstrap(cluster);
+  if (brokers !== undefined) return { kind: 'self-managed', brokers };
   return {
-    problem: `the consumer's Kafka cluster ${JSON.stringify(cluster)} is not bootstrap servers: ${pass}`,
+    problem: `the consumer's Kafka cluster ${JSON.stringify(cluster)} is neither an MSK cluster ARN nor bootstrap servers: pass --${KAFKA_BOOTSTRAP_OPTION} HOST:PORT[,HOST:PORT...] (or set ${KAFKA_BOOTSTRAP_VARIABLE})`,
   };
 }

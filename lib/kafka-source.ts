@@ -109,7 +109,7 @@ function grantKafkaReads(role: iam.IRole, kafka: KafkaSourceProps): void {
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources }));
   const acknowledgements: { id: string; reason: string }[] = [];
   kafka.secret?.grantRead(role);
-  const clusterArn = kafka.bootstrapServers === undefined ? kafka.clusterArn : undefined;
+  const clusterArn = mskClusterArn(kafka);
   if (clusterArn !== undefined) {
     allow(['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'], [clusterArn]);
     if (kafka.secret === undefined) acknowledgements.push(...grantIamAuthentication(role, kafka, clusterArn));
@@ -167,12 +167,17 @@ function grantIamAuthentication(
       ];
 }
 
+/** The MSK cluster's ARN; undefined for a self-managed cluster. */
+export function mskClusterArn(kafka: KafkaSourceProps): string | undefined {
+  return kafka.bootstrapServers === undefined ? kafka.clusterArn : undefined;
+}
+
 /**
  * An MSK topic or group ARN from the cluster's: `...:cluster/<name>/<uuid>` becomes
  * `...:<kind>/<name>/<uuid>/<name of the topic or group>`, in CloudFormation when the cluster's
- * ARN is only known at deployment.
+ * ARN is only known at deployment. The operator's grants use it too (poison-quarantine.ts).
  */
-function mskResourceArn(clusterArn: string, kind: 'topic' | 'group', name: string): string {
+export function mskResourceArn(clusterArn: string, kind: 'topic' | 'group', name: string): string {
   if (!Token.isUnresolved(clusterArn)) return `${clusterArn.replace(':cluster/', `:${kind}/`)}/${name}`;
   const parts = Fn.split(':cluster/', clusterArn, 2);
   return Fn.join('', [parts[0] as string, `:${kind}/`, parts[1] as string, `/${name}`]);

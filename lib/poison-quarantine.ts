@@ -4,7 +4,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { AuthenticationMethod, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -26,7 +26,7 @@ import { QUARANTINE_PREFIX } from '../contract/storage';
 import { QuarantineAlarms } from './alarms';
 import { ConsumerFunction } from './consumer-function';
 import { QuarantineDashboard } from './dashboard';
-import { addKafkaSource, kafkaCluster, kafkaSourceName } from './kafka-source';
+import { addKafkaSource, kafkaCluster, kafkaSourceName, mskClusterArn, mskResourceArn } from './kafka-source';
 import type { KafkaSourceProps } from './kafka-source-props';
 import { type ConsumerMetricOptions, PipelineMetrics } from './metrics';
 import { PauseStateMachine } from './operations/pause-state-machine';
@@ -288,13 +288,15 @@ export class PoisonQuarantine extends Construct {
    * answers (states:SendTaskSuccess), listing the consumer's mappings and reading the queue's
    * oldest message age (cloudwatch:GetMetricData) take Resource "*". That acknowledgement is by
    * finding id, so it also covers other `*` grants of the same principal. A pipeline reading a
-   * Kafka topic grants no queue or backstop rights (it has neither) and no producing to the topic.
+   * Kafka topic grants no queue or backstop rights (it has neither), and what a replay needs to
+   * produce to the topic as the consumer's mapping authenticates.
    */
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
     const grant = [
       ...this.operatorTableGrants(grantee),
       ...this.operatorContentAndQueueGrants(grantee),
       ...this.operatorDeploymentGrants(grantee),
+      ...this.operatorKafkaReplayGrants(grantee),
     ].reduce((all, one) => all.combine(one));
     this.acknowledgeOperatorWildcards(grantee);
     return grant;
@@ -402,6 +404,35 @@ export class PoisonQuarantine extends Construct {
     );
     const key = backstop.encryptionMasterKey;
     return key ? [grant, key.grant(grantee, 'kms:Decrypt')] : [grant];
+  }
+
+  /**
+   * A replay to the topic authenticates as the consumer's mapping does (cli/kafka-connection.ts):
+   * with the mapping's SASL secret (never an mTLS client certificate, which pq does not use);
+   * for MSK it looks the brokers up, and with IAM authentication (no secret) it connects, describes
+   * the topic and writes it. Its producer is idempotent, which MSK's IAM authorizes on the cluster
+   * (kafka-cluster:WriteDataIdempotently), not the topic. A replay to another topic
+   * (--replay-topic) is not granted here. Finding the mapping is lambda:ListEventSourceMappings.
+   */
+  private operatorKafkaReplayGrants(grantee: iam.IGrantable): iam.Grant[] {
+    const kafka = this.kafka;
+    if (kafka === undefined) return [];
+    const allow = (actions: string[], resourceArn: string) =>
+      iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [resourceArn] });
+    const saslSecret = kafka.authenticationMethod !== AuthenticationMethod.CLIENT_CERTIFICATE_TLS_AUTH;
+    const secret = kafka.secret && saslSecret ? [kafka.secret.grantRead(grantee)] : [];
+    const clusterArn = mskClusterArn(kafka);
+    if (clusterArn === undefined) return secret;
+    const lookup = allow(['kafka:GetBootstrapBrokers'], clusterArn);
+    if (kafka.secret !== undefined) return [...secret, lookup];
+    return [
+      lookup,
+      allow(['kafka-cluster:Connect', 'kafka-cluster:WriteDataIdempotently'], clusterArn),
+      allow(
+        ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
+        mskResourceArn(clusterArn, 'topic', kafka.topic),
+      ),
+    ];
   }
 
   private operatorDeploymentGrants(grantee: iam.IGrantable): iam.Grant[] {

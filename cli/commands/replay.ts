@@ -66,12 +66,14 @@ topic and partition, acknowledged by every in-sync replica, under the same claim
 and audit. It gets a new offset and timestamp; the new record's topic-partition-offset is printed.
   --replay-topic TOPIC   produce to TOPIC instead (where the key's partitioner puts it): the
                consumer works on the replay under the original's key only if it reads TOPIC
-pq finds the brokers in the consumer's PQ_KAFKA_CLUSTER when it holds bootstrap servers, or in
---kafka-bootstrap HOST:PORT[,...] (a global option; needed for an MSK cluster, which pq cannot
-look up or authenticate to with IAM). Refused when the topic or partition does not exist (a replay
-never creates one). A cluster that cannot be reached, or that refuses the record (too large, not
-authorised), fails (exit 1) and changes nothing: the record stays open, its ledger item
-quarantined, with a replay-aborted audit entry when it failed after the claim.
+pq connects as the consumer's event source mapping does: the mapping's secret (SASL/SCRAM or
+SASL/PLAIN, over TLS), MSK IAM without one, or no authentication; an MSK cluster's brokers from
+kafka:GetBootstrapBrokers, a self-managed one's from PQ_KAFKA_CLUSTER, or --kafka-bootstrap
+HOST:PORT[,...] (a global option) instead. A CA of your own: NODE_EXTRA_CA_CERTS=FILE. Refused
+when the topic or partition does not exist (a replay never creates one). A cluster that cannot be
+reached, refuses the credentials or refuses the record (too large, not authorised), or a mapping
+pq cannot authenticate as (mTLS), fails (exit 1) and changes nothing: the record stays open, its
+ledger item quarantined, with a replay-aborted audit entry when it failed after the claim.
 
 --group replays every open record of the group (pq list --group); records without a cause are
 skipped and reported (exit 2).

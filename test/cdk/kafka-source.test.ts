@@ -382,6 +382,81 @@ describe('a pipeline reading a topic on a self-managed cluster in a VPC', () => 
     expect(actions.filter((action) => /^(sqs|cloudwatch|s3:Put)/.test(action))).toStrictEqual([]);
     expect(actions).toEqual(expect.arrayContaining(['s3:GetObject', 'lambda:ListEventSourceMappings']));
   });
+
+  it("grants an operator's replay the mapping's secret, which it authenticates with, and nothing of MSK", () => {
+    // Prepare
+    const { stack: withOperator, pipeline } = kafkaPipeline((scope) => ({ kafka: selfManagedSource(scope) }));
+    const role = new iam.Role(withOperator, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
+    // Act
+    pipeline.grantOperator(role);
+    // Assess
+    const template = Template.fromStack(withOperator);
+    expect(actionsOn(template, 'OnCall', SECRET_ARN)).toStrictEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
+    const actions = actionsOf(statementsOfRole(template, 'OnCall'));
+    expect(actions.filter((action) => /^kafka(-cluster)?:/.test(action))).toStrictEqual([]);
+  });
+});
+
+describe("an operator's replay to a topic on Amazon MSK", () => {
+  /** The operator role's grants on a pipeline of `kafka`. */
+  function operatorOf(kafka: (stack: ReturnType<typeof kafkaPipeline>['stack']) => KafkaSourceProps) {
+    const { stack, pipeline } = kafkaPipeline((scope) => ({ kafka: kafka(scope) }));
+    pipeline.grantOperator(new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() }));
+    const template = Template.fromStack(stack);
+    return { template, actions: actionsOf(statementsOfRole(template, 'OnCall')) };
+  }
+
+  it('grants, with IAM authentication, the broker lookup, connecting, and describing and writing the topic (idempotently), nothing more', () => {
+    // Act
+    const { template, actions } = operatorOf(() => mskSource());
+    // Assess
+    expect(actionsOn(template, 'OnCall', CLUSTER_ARN)).toStrictEqual([
+      'kafka-cluster:Connect',
+      'kafka-cluster:WriteDataIdempotently',
+      'kafka:GetBootstrapBrokers',
+    ]);
+    const topicArn = `${CLUSTER_ARN.replace(':cluster/', ':topic/')}/${TOPIC}`;
+    expect(actionsOn(template, 'OnCall', topicArn)).toStrictEqual([
+      'kafka-cluster:DescribeTopic',
+      'kafka-cluster:WriteData',
+    ]);
+    expect(
+      actions.filter((action) => /^(kafka(-cluster)?|secretsmanager):/.test(action)).sort(),
+    ).toStrictEqual([
+      'kafka-cluster:Connect',
+      'kafka-cluster:DescribeTopic',
+      'kafka-cluster:WriteData',
+      'kafka-cluster:WriteDataIdempotently',
+      'kafka:GetBootstrapBrokers',
+    ]);
+  });
+
+  it('grants, with SASL/SCRAM, the broker lookup and the secret, and no IAM data-plane action', () => {
+    // Act
+    const { template, actions } = operatorOf((scope) => ({ ...mskSource(), secret: credentials(scope) }));
+    // Assess
+    expect(actionsOn(template, 'OnCall', CLUSTER_ARN)).toStrictEqual(['kafka:GetBootstrapBrokers']);
+    expect(actionsOn(template, 'OnCall', SECRET_ARN)).toStrictEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
+    expect(actions.filter((action) => action.startsWith('kafka-cluster:'))).toStrictEqual([]);
+  });
+
+  it('grants, with an mTLS client certificate (which pq does not use), the broker lookup only: never the private key', () => {
+    // Act
+    const { template, actions } = operatorOf((scope) => ({
+      ...mskSource(),
+      secret: credentials(scope),
+      authenticationMethod: AuthenticationMethod.CLIENT_CERTIFICATE_TLS_AUTH,
+    }));
+    // Assess
+    expect(actionsOn(template, 'OnCall', CLUSTER_ARN)).toStrictEqual(['kafka:GetBootstrapBrokers']);
+    expect(actions.filter((action) => /^(kafka-cluster|secretsmanager):/.test(action))).toStrictEqual([]);
+  });
 });
 
 describe('an SQS pipeline, next to the Kafka source', () => {

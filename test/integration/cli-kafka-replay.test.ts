@@ -1,13 +1,22 @@
 /**
  * Issue 38 item 3: operators reach Kafka records. The construct deployed into moto, a Kafka
- * consumer function beside it (support/kafka-cli.ts), and the embedded Kafka broker: a record
- * produced to a topic and quarantined as the consumer would, then `pq list`, `find` and `show`
- * name its topic, partition, offset, key and headers, and `pq replay` produces it back (rules 4,
- * 11c, 12): the exact key, value bytes and headers plus pq-replay-of and pq-message-key, audited,
- * with a fresh budget. Where it cannot be produced (the cluster unreachable or not named, the
- * record refused by the broker) nothing is replayed and the record stays open.
+ * consumer function beside it with its event source mapping (support/kafka-cli.ts), and the
+ * embedded Kafka broker: a record produced to a topic and quarantined as the consumer would, then
+ * `pq list`, `find` and `show` name its topic, partition, offset, key and headers, and `pq replay`
+ * produces it back (rules 4, 11c, 12): the exact key, value bytes and headers plus pq-replay-of
+ * and pq-message-key, audited, with a fresh budget. It authenticates as the mapping does: through
+ * the broker's SASL_SSL listener with the mapping's secret (SCRAM-SHA-512 or PLAIN, from moto's
+ * Secrets Manager), trusting its CA as NODE_EXTRA_CA_CERTS would. Where it cannot be produced
+ * (the cluster unreachable, not named or refusing the credentials, a mapping pq cannot follow,
+ * the record refused by the broker) nothing is replayed and the record stays open.
  */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import * as path from 'node:path';
+import * as tls from 'node:tls';
+import { promisify } from 'node:util';
+import type { SourceAccessType } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KAFKA_REPLAY_HEADERS } from '../../contract/sources';
 import { type CliHarness, MOTO_CALLER, startCliHarness } from './support/cli-harness';
@@ -16,6 +25,11 @@ import { type KafkaCli, type KafkaRecordBytes, type SeededKafka, startKafkaCli }
 /** The broker starts in seconds idle, the pipeline in a minute on two busy cores. */
 const SETUP_TIMEOUT_MS = 300_000;
 const TOPIC = 'orders';
+/** The user the consumer's mapping authenticates as, on the broker's SASL_SSL listener. */
+const USER = { name: 'pq-orders', password: 'orders-secret-1' };
+const CREDENTIALS = JSON.stringify({ username: USER.name, password: USER.password });
+const MSK_ARN = 'arn:aws:kafka:us-east-1:123456789012:cluster/orders/0b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e-2';
+const ROOT = path.join(__dirname, '..', '..');
 
 let cli: CliHarness;
 let kafka: KafkaCli;
@@ -24,7 +38,7 @@ let consumer: string;
 
 beforeAll(async () => {
   cli = await startCliHarness();
-  kafka = await startKafkaCli(cli);
+  kafka = await startKafkaCli(cli, { saslUsers: [USER] });
   await kafka.createTopic(TOPIC, 3);
   consumer = await kafka.consumer(kafka.broker.bootstrap, TOPIC);
 }, SETUP_TIMEOUT_MS);
@@ -248,29 +262,6 @@ describe('pq replay of a Kafka record', () => {
     await expectUntouched(seeded, [{ what: 'set-cause "known bug"' }]);
   });
 
-  it('given a consumer that names an MSK cluster by ARN, then pq says to pass --kafka-bootstrap and changes nothing; with it, the replay is produced', async () => {
-    // Prepare
-    const arn = 'arn:aws:kafka:us-east-1:123456789012:cluster/orders/0b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e-2';
-    const msk = await kafka.consumer(arn, TOPIC);
-    const seeded = await seed();
-    await kafka.run(msk, 'cause', seeded.id, 'INC-39');
-
-    // Act
-    const without = await kafka.run(msk, 'replay', seeded.id);
-    const untouched = await cli.records.get(seeded.id);
-    const given = await kafka.run(msk, 'replay', seeded.id, '--kafka-bootstrap', kafka.broker.bootstrap);
-
-    // Assess
-    expect(without.code).toBe(252);
-    expect(without.stderr).toContain(
-      `pq replay: the consumer reads the Amazon MSK cluster ${arn}, and pq cannot look its brokers up or authenticate with IAM: pass --kafka-bootstrap HOST:PORT[,HOST:PORT...]`,
-    );
-    expect(untouched?.status).toBe('open');
-    expect(untouched?.audit.map(({ what }) => what)).toStrictEqual(['set-cause "INC-39"']);
-    expect(given).toMatchObject({ code: 0, stderr: '' });
-    expect((await cli.records.get(seeded.id))?.status).toBe('replayed');
-  });
-
   it('given a cluster that cannot be reached, then the replay and its dry run fail (exit 1) and the record is as it was', async () => {
     // Prepare
     const unreachable = await kafka.consumer(`127.0.0.1:${await closedPort()}`, TOPIC);
@@ -319,6 +310,244 @@ describe('pq replay of a Kafka record', () => {
       { what: 'replay-started' },
       { what: 'replay-aborted' },
     ]);
+  });
+});
+
+describe("pq replay authenticating as the consumer's mapping does", () => {
+  /** The broker's SASL_SSL listener, which a consumer whose mapping holds a secret reads. */
+  const saslListener = () => kafka.broker.saslListener ?? { bootstrap: '', caFile: '' };
+  const nodeCas = tls.getCACertificates('default');
+
+  /** A consumer whose mapping authenticates with `type` and a secret holding `text`. */
+  async function authenticated(
+    type: SourceAccessType,
+    text = CREDENTIALS,
+    cluster = saslListener().bootstrap,
+  ) {
+    const secret = await kafka.secret(text);
+    return {
+      consumer: await kafka.consumer(cluster, TOPIC, { access: [{ Type: type, URI: secret }] }),
+      secret,
+    };
+  }
+
+  /** A record seeded and given a cause through `consumer`, and where its topic ends now. */
+  async function caused(consumer: string) {
+    const seeded = await seed();
+    await kafka.run(consumer, 'cause', seeded.id, 'INC-42');
+    return { seeded, before: await kafka.endOffsets(TOPIC) };
+  }
+
+  /** The replay produced, read back: the exact record with the replay's headers. */
+  async function expectReplayed(seeded: SeededKafka, before: readonly bigint[]) {
+    const [produced] = await kafka.read(TOPIC, 1, before[1] as bigint, 1);
+    expect(produced && { key: produced.key, value: produced.value, headers: produced.headers }).toStrictEqual(
+      replayOf(seeded),
+    );
+    expect((await cli.records.get(seeded.id))?.status).toBe('replayed');
+  }
+
+  it("given the brokers' certificate of a CA Node.js does not trust, then TLS fails saying how to trust it, and nothing is produced", async () => {
+    // Prepare
+    const { consumer } = await authenticated('SASL_SCRAM_512_AUTH');
+    const { seeded, before } = await caused(consumer);
+
+    // Act
+    const replay = await kafka.run(consumer, 'replay', seeded.id);
+
+    // Assess
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toContain(
+      `pq replay: failed: KafkaTopicError: Kafka cluster ${saslListener().bootstrap}: metadata of topic orders failed: the brokers' TLS certificate is not signed by a CA Node.js trusts (NODE_EXTRA_CA_CERTS=FILE adds the CAs of a PEM file): `,
+    );
+    expect(replay.stderr).toContain('self-signed certificate');
+    expect(await kafka.endOffsets(TOPIC)).toStrictEqual(before);
+    await expectUntouched(seeded, [{ what: 'set-cause "INC-42"' }]);
+  });
+
+  it('given the CA in NODE_EXTRA_CA_CERTS, then pq as a process trusts it and produces the replay through SCRAM', async () => {
+    // Prepare
+    const { consumer } = await authenticated('SASL_SCRAM_512_AUTH');
+    const { seeded, before } = await caused(consumer);
+    const { endpoint, region } = cli.pipeline.aws;
+
+    // Act
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bin/pq.ts',
+        'replay',
+        seeded.id,
+        '--function',
+        consumer,
+        '--endpoint-url',
+        endpoint,
+        '--region',
+        region,
+      ],
+      { cwd: ROOT, env: { ...process.env, NODE_EXTRA_CA_CERTS: saslListener().caFile }, timeout: 60_000 },
+    );
+
+    // Assess
+    expect(stdout).toMatch(new RegExp(`^Replayed ${seeded.id} as Kafka record orders-1-${before[1]} `));
+    await expectReplayed(seeded, before);
+  });
+
+  describe('with the CA trusted (tls.setDefaultCACertificates: NODE_EXTRA_CA_CERTS in this process)', () => {
+    beforeAll(() => tls.setDefaultCACertificates([...nodeCas, readFileSync(saslListener().caFile, 'utf8')]));
+    afterAll(() => tls.setDefaultCACertificates(nodeCas));
+
+    it('given a SASL_SCRAM_512_AUTH mapping, then the replay reads its secret and produces the exact record through SCRAM-SHA-512 over TLS', async () => {
+      // Prepare
+      const { consumer } = await authenticated('SASL_SCRAM_512_AUTH');
+      const { seeded, before } = await caused(consumer);
+
+      // Act
+      const dryRun = await kafka.run(consumer, 'replay', seeded.id, '--dry-run');
+      const replay = await kafka.run(consumer, 'replay', seeded.id, '--reason', 'fixed');
+
+      // Assess
+      expect(dryRun).toMatchObject({ code: 0, stderr: '' });
+      expect(replay).toStrictEqual({
+        code: 0,
+        stdout: `Replayed ${seeded.id} as Kafka record orders-1-${before[1]} (ledger generation 1: a fresh attempt budget). Status: replayed.\n`,
+        stderr: '',
+      });
+      await expectReplayed(seeded, before);
+    });
+
+    it('given a BASIC_AUTH mapping, then the replay produces through SASL/PLAIN over TLS', async () => {
+      // Prepare
+      const { consumer } = await authenticated('BASIC_AUTH');
+      const { seeded, before } = await caused(consumer);
+
+      // Act
+      const replay = await kafka.run(consumer, 'replay', seeded.id);
+
+      // Assess
+      expect(replay).toMatchObject({ code: 0, stderr: '' });
+      await expectReplayed(seeded, before);
+    });
+
+    it('given a secret with the wrong password, then the replay and its dry run fail saying the authentication failed, and nothing is produced', async () => {
+      // Prepare
+      const { consumer } = await authenticated(
+        'SASL_SCRAM_512_AUTH',
+        JSON.stringify({ username: USER.name, password: 'not-the-password' }),
+      );
+      const { seeded, before } = await caused(consumer);
+
+      // Act
+      const dryRun = await kafka.run(consumer, 'replay', seeded.id, '--dry-run');
+      const replay = await kafka.run(consumer, 'replay', seeded.id);
+
+      // Assess
+      for (const run of [dryRun, replay]) {
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^pq replay: failed: KafkaTopicError: Kafka cluster ${saslListener().bootstrap.replace(/\./g, '\\.')}: metadata of topic orders failed: authentication failed \\(SASL/SCRAM-SHA-512 as pq-orders\\): .*SASL_AUTHENTICATION_FAILED \\(Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512\\)\n$`,
+          ),
+        );
+      }
+      expect(await kafka.endOffsets(TOPIC)).toStrictEqual(before);
+      await expectUntouched(seeded, [{ what: 'set-cause "INC-42"' }]);
+    });
+
+    it('given a secret that is not the JSON Lambda reads, then it says so without quoting it, and nothing changes', async () => {
+      // Prepare
+      const { consumer, secret } = await authenticated('SASL_SCRAM_512_AUTH', USER.password);
+      const { seeded } = await caused(consumer);
+
+      // Act
+      const replay = await kafka.run(consumer, 'replay', seeded.id);
+
+      // Assess
+      expect(replay).toStrictEqual({
+        code: 1,
+        stdout: '',
+        stderr: `pq replay: failed: KafkaTopicError: Kafka cluster ${saslListener().bootstrap}: the mapping's secret ${secret} holds no JSON {"username": "...", "password": "..."} as Lambda expects\n`,
+      });
+      await expectUntouched(seeded, [{ what: 'set-cause "INC-42"' }]);
+    });
+
+    it('given an MSK consumer whose mapping holds a SCRAM secret, and --kafka-bootstrap, then the replay goes there through SCRAM without a broker lookup', async () => {
+      // Prepare
+      const { consumer } = await authenticated('SASL_SCRAM_512_AUTH', CREDENTIALS, MSK_ARN);
+      const { seeded, before } = await caused(consumer);
+
+      // Act
+      const replay = await kafka.run(
+        consumer,
+        'replay',
+        seeded.id,
+        '--kafka-bootstrap',
+        saslListener().bootstrap,
+      );
+
+      // Assess
+      expect(replay).toMatchObject({ code: 0, stderr: '' });
+      await expectReplayed(seeded, before);
+    });
+  });
+
+  it('given an MSK consumer authenticating with IAM, then pq asks kafka:GetBootstrapBrokers (which moto lacks), fails naming the cluster and the call, and changes nothing', async () => {
+    // Prepare
+    const consumer = await kafka.consumer(MSK_ARN, TOPIC);
+    const { seeded } = await caused(consumer);
+
+    // Act
+    const replay = await kafka.run(consumer, 'replay', seeded.id);
+
+    // Assess
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toMatch(
+      new RegExp(
+        `^pq replay: failed: KafkaTopicError: Kafka cluster ${MSK_ARN}: kafka:GetBootstrapBrokers failed: \\S+`,
+      ),
+    );
+    await expectUntouched(seeded, [{ what: 'set-cause "INC-42"' }]);
+  });
+
+  it('given a mapping authenticating with a client certificate (mTLS), then pq says it does not support it, reads no secret and changes nothing', async () => {
+    // Prepare
+    const consumer = await kafka.consumer(saslListener().bootstrap, TOPIC, {
+      access: [
+        {
+          Type: 'CLIENT_CERTIFICATE_TLS_AUTH',
+          URI: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:none-AbCdEf',
+        },
+      ],
+    });
+    const { seeded } = await caused(consumer);
+
+    // Act
+    const replay = await kafka.run(consumer, 'replay', seeded.id);
+
+    // Assess
+    expect(replay).toStrictEqual({
+      code: 1,
+      stdout: '',
+      stderr: `pq replay: failed: KafkaTopicError: Kafka cluster ${saslListener().bootstrap}: the consumer's event source mapping authenticates with mutual TLS with a client certificate (CLIENT_CERTIFICATE_TLS_AUTH), which pq does not support\n`,
+    });
+    await expectUntouched(seeded, [{ what: 'set-cause "INC-42"' }]);
+  });
+
+  it('given a consumer without an event source mapping, then pq says it cannot tell how to authenticate', async () => {
+    // Prepare
+    const consumer = await kafka.consumer(kafka.broker.bootstrap, TOPIC, 'none');
+    const { seeded } = await caused(consumer);
+
+    // Act
+    const replay = await kafka.run(consumer, 'replay', seeded.id, '--dry-run');
+
+    // Assess
+    expect(replay).toMatchObject({
+      code: 1,
+      stderr: `pq replay: failed: KafkaTopicError: Kafka cluster ${kafka.broker.bootstrap}: Lambda lists no event source mapping of the consumer, so pq cannot tell how it authenticates to the cluster\n`,
+    });
   });
 });
 

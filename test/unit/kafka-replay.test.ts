@@ -1,11 +1,12 @@
 /**
  * Issue 38 item 3, the pure parts: how a quarantined Kafka record is read back from its envelope,
  * the record its replay produces (exact key, value and headers, plus the replay's two), the
- * refusals before anything changes, where pq finds the brokers, and how keys and headers show.
+ * refusals before anything changes, how brokers are written, and how keys and headers show
+ * (where pq finds the brokers and how it authenticates: kafka-access.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { bytesLine, bytesText } from '../../cli/body';
-import { bootstrapOption, kafkaBrokers, parseBootstrap } from '../../cli/kafka-cluster';
+import { bootstrapOption, parseBootstrap } from '../../cli/kafka-cluster';
 import { describeProduce, produceSummary } from '../../cli/kafka-replay';
 import { kafkaCoordinates, kafkaView, keyLine } from '../../cli/kafka-view';
 import { KAFKA_REPLAY_HEADERS } from '../../contract/sources';
@@ -190,41 +191,7 @@ describe('refusalByKafka', () => {
   });
 });
 
-describe('kafkaBrokers', () => {
-  const arn = 'arn:aws:kafka:eu-west-1:123456789012:cluster/orders/0b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e-2';
-
-  it('given bootstrap servers in PQ_KAFKA_CLUSTER, then those', () => {
-    expect(kafkaBrokers('b-1.local:9092, b-2.local:9092', undefined)).toStrictEqual({
-      brokers: ['b-1.local:9092', 'b-2.local:9092'],
-    });
-  });
-
-  it('given --kafka-bootstrap, then those, whatever the cluster says', () => {
-    expect(kafkaBrokers(arn, '10.0.0.5:9092')).toStrictEqual({ brokers: ['10.0.0.5:9092'] });
-    expect(kafkaBrokers('b-1.local:9092', '[::1]:9092')).toStrictEqual({ brokers: ['[::1]:9092'] });
-  });
-
-  it('given an MSK cluster ARN alone, then it says what to pass, never guesses', () => {
-    const found = kafkaBrokers(arn, undefined);
-
-    expect(found).toStrictEqual({
-      problem: expect.stringContaining(
-        `the consumer reads the Amazon MSK cluster ${arn}, and pq cannot look its brokers up or authenticate with IAM: pass --kafka-bootstrap HOST:PORT[,HOST:PORT...] (or set PQ_KAFKA_BOOTSTRAP)`,
-      ),
-    });
-    expect((found as { problem: string }).problem).toContain(
-      'aws kafka get-bootstrap-brokers --cluster-arn ARN',
-    );
-  });
-
-  it('given a cluster that is neither, then it says so', () => {
-    expect(kafkaBrokers('orders cluster', undefined)).toStrictEqual({
-      problem: expect.stringMatching(
-        /^the consumer's Kafka cluster "orders cluster" is not bootstrap servers: pass/,
-      ),
-    });
-  });
-
+describe('bootstrap servers', () => {
   it('reads host:port lists and refuses anything else as a usage mistake', () => {
     expect(parseBootstrap('a:1,b.c:65535')).toStrictEqual(['a:1', 'b.c:65535']);
     expect(['a', 'a:0', 'a:65536', 'a:1,', 'http://a:1', ''].map(parseBootstrap)).toStrictEqual([

@@ -1,7 +1,8 @@
 /**
  * The embedded Apache Kafka broker, test infrastructure: one KRaft node, broker and controller in
  * one JVM, from the classpath tools/kafka/ensure-kafka.mjs installs (.kafka/lib), listening on
- * two free 127.0.0.1 ports (PLAINTEXT), its storage formatted in a fresh temporary folder. Ready
+ * two free 127.0.0.1 ports (PLAINTEXT), its storage formatted in a fresh temporary folder; with
+ * `saslListener`, a third port that takes SASL/SCRAM-SHA-512 and SASL/PLAIN over TLS only. Ready
  * when the client library's metadata request is answered; always stopped by whoever started it,
  * and gone with the process that started it however that process ends (kafka-launcher.mjs).
  */
@@ -9,7 +10,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Admin, GenericError, MultipleErrors } from '@platformatic/kafka';
 import { freePort } from '../local-aws/moto';
 import { javaCommand, KAFKA_LIB, kafkaInstalled } from './ensure-kafka.mjs';
@@ -20,6 +21,8 @@ export interface KafkaBroker {
   readonly port: number;
   /** The controller listener's port (KRaft), also on 127.0.0.1; clients do not use it. */
   readonly controllerPort: number;
+  /** With the `saslListener` option: the listener that authenticates its users, and its CA. */
+  readonly saslListener?: SaslListener;
   /** The broker JVM's pid. */
   readonly pid: number;
   /**
@@ -46,6 +49,25 @@ export interface StartKafkaOptions {
   readonly stopTimeoutMs?: number;
   /** The JVM's maximum heap; default 512 MB. */
   readonly heapMb?: number;
+  /**
+   * A SASL_SSL listener besides the PLAINTEXT one, as a cluster a Lambda mapping authenticates
+   * to: these users by SCRAM-SHA-512 (their credentials written at format time, as KRaft takes
+   * them) or PLAIN, over TLS with a self-signed certificate for 127.0.0.1. Names and passwords of
+   * letters, digits, '-' and '_' (they go into server.properties and the format's arguments).
+   */
+  readonly saslListener?: { readonly users: readonly KafkaUser[] };
+}
+
+export interface KafkaUser {
+  readonly name: string;
+  readonly password: string;
+}
+
+export interface SaslListener {
+  /** `127.0.0.1:PORT` of the SASL_SSL listener. */
+  readonly bootstrap: string;
+  /** Its certificate (PEM, self-signed, made by keytool): what a client trusts to reach it. */
+  readonly caFile: string;
 }
 
 const LAUNCHER = join(__dirname, 'kafka-launcher.mjs');
@@ -54,8 +76,19 @@ export const KAFKA_PROCESS_MARK_VARIABLE = 'PQ_KAFKA_BROKER';
 /** Ports are picked free, then bound by the JVM: another process may take one meanwhile. */
 const START_ATTEMPTS = 3;
 const LOG_TAIL_CHARS = 4_000;
+/** The keystore's password: a test broker's throwaway key, in its temporary folder. */
+const KEYSTORE_PASSWORD = 'pq-test-broker';
+const USER_TEXT = /^[A-Za-z0-9_-]+$/;
 
 export async function startKafka(options: StartKafkaOptions = {}): Promise<KafkaBroker> {
+  const unsafe = (options.saslListener?.users ?? []).filter(
+    (user) => !USER_TEXT.test(user.name) || !USER_TEXT.test(user.password),
+  );
+  if (unsafe.length > 0) {
+    throw new Error(
+      `saslListener users take names and passwords of letters, digits, '-' and '_' (given ${unsafe.map((user) => user.name).join(', ')})`,
+    );
+  }
   if (!clientSupportsThisNode()) {
     throw new Error(
       `the Kafka client (@platformatic/kafka) needs Node.js >= 22.22 or >= 24.6, and this is ${process.version}: ` +
@@ -88,13 +121,14 @@ async function startOnce(options: StartKafkaOptions): Promise<KafkaBroker> {
   const dir = mkdtempSync(join(tmpdir(), 'pq-kafka-'));
   const logDir = options.logDir ?? dir;
   mkdirSync(logDir, { recursive: true });
-  const [port, controllerPort] = await twoFreePorts();
+  const [port = 0, controllerPort = 0, saslPort = 0] = await freePorts(options.saslListener ? 3 : 2);
   const logFile = join(logDir, options.logDir ? `kafka-${port}.log` : 'server.log');
   const jvmOutput = join(logDir, options.logDir ? `kafka-${port}.jvm.out` : 'jvm.out');
   const processMark = `${KAFKA_PROCESS_MARK_VARIABLE}=${basename(dir)}`;
   const tail = () => logTail(logFile, jvmOutput);
   const properties = join(dir, 'server.properties');
-  writeFileSync(properties, serverProperties({ dir, port, controllerPort, options }));
+  const sasl = options.saslListener && { port: saslPort, users: options.saslListener.users };
+  writeFileSync(properties, serverProperties({ dir, port, controllerPort, options, sasl }));
   writeFileSync(join(dir, 'log4j2.properties'), log4jProperties(logFile));
   const jvmArgs = [
     `-Xmx${options.heapMb ?? 512}m`,
@@ -113,7 +147,8 @@ async function startOnce(options: StartKafkaOptions): Promise<KafkaBroker> {
   const env = { ...process.env, [KAFKA_PROCESS_MARK_VARIABLE]: basename(dir) };
 
   try {
-    await format(jvmArgs, properties, env);
+    if (sasl) await selfSignedKeystore(dir);
+    await format(jvmArgs, properties, env, sasl?.users ?? []);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -152,7 +187,22 @@ async function startOnce(options: StartKafkaOptions): Promise<KafkaBroker> {
     const message = `${(error as Error).message}\nthe broker's log ends with:\n${logs}`;
     throw /Address already in use/.test(logs) ? new PortTaken(message) : new Error(message);
   }
-  return { bootstrap, port, controllerPort, pid, processMark, logFile, stop };
+  const saslListener = sasl && { bootstrap: `127.0.0.1:${sasl.port}`, caFile: join(dir, 'ca.pem') };
+  return {
+    bootstrap,
+    port,
+    controllerPort,
+    ...(saslListener ? { saslListener } : {}),
+    pid,
+    processMark,
+    logFile,
+    stop,
+  };
+}
+
+interface SaslSettings {
+  readonly port: number;
+  readonly users: readonly KafkaUser[];
 }
 
 function serverProperties(input: {
@@ -160,17 +210,19 @@ function serverProperties(input: {
   port: number;
   controllerPort: number;
   options: StartKafkaOptions;
+  sasl: SaslSettings | undefined;
 }): string {
-  const { dir, port, controllerPort, options } = input;
+  const { dir, port, controllerPort, options, sasl } = input;
+  const saslListener = sasl ? `,SASL_SSL://127.0.0.1:${sasl.port}` : '';
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': 1,
     'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
-    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
+    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}${saslListener}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}${saslListener}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map': `CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${sasl ? ',SASL_SSL:SASL_SSL' : ''}`,
     'log.dirs': join(dir, 'data'),
     'num.partitions': options.partitionsDefault ?? 1,
     'auto.create.topics.enable': options.autoCreateTopics ?? false,
@@ -184,10 +236,66 @@ function serverProperties(input: {
     'share.coordinator.state.topic.min.isr': 1,
     'share.coordinator.state.topic.num.partitions': 1,
     'group.initial.rebalance.delay.ms': 0,
+    ...(sasl ? saslSettings(dir, sasl.users) : {}),
   };
   return `${Object.entries(settings)
     .map(([name, value]) => `${name}=${value}`)
     .join('\n')}\n`;
+}
+
+/** The SASL_SSL listener's mechanisms, their logins (PLAIN's users inline) and its keystore. */
+function saslSettings(dir: string, users: readonly KafkaUser[]): Record<string, string> {
+  const plainUsers = users.map(({ name, password }) => ` user_${name}="${password}"`).join('');
+  return {
+    'listener.name.sasl_ssl.sasl.enabled.mechanisms': 'SCRAM-SHA-512,PLAIN',
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config':
+      'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+    'listener.name.sasl_ssl.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required${plainUsers};`,
+    'ssl.keystore.type': 'PKCS12',
+    'ssl.keystore.location': join(dir, 'broker.p12'),
+    'ssl.keystore.password': KEYSTORE_PASSWORD,
+    'ssl.key.password': KEYSTORE_PASSWORD,
+  };
+}
+
+/** keytool's self-signed key and certificate for 127.0.0.1 (broker.p12), and the certificate as PEM (ca.pem). */
+async function selfSignedKeystore(dir: string): Promise<void> {
+  const keystore = ['-keystore', join(dir, 'broker.p12'), '-storepass', KEYSTORE_PASSWORD];
+  await run(keytoolCommand(), [
+    '-genkeypair',
+    '-alias',
+    'broker',
+    '-keyalg',
+    'RSA',
+    '-keysize',
+    '2048',
+    '-validity',
+    '2',
+    '-dname',
+    'CN=127.0.0.1',
+    '-ext',
+    'SAN=IP:127.0.0.1',
+    '-storetype',
+    'PKCS12',
+    '-keypass',
+    KEYSTORE_PASSWORD,
+    ...keystore,
+  ]);
+  await run(keytoolCommand(), [
+    '-exportcert',
+    '-rfc',
+    '-alias',
+    'broker',
+    '-file',
+    join(dir, 'ca.pem'),
+    ...keystore,
+  ]);
+}
+
+/** keytool beside the java the broker runs on. */
+function keytoolCommand(): string {
+  const java = javaCommand();
+  return java.includes('/') ? join(dirname(java), 'keytool') : 'keytool';
 }
 
 function log4jProperties(logFile: string): string {
@@ -206,13 +314,40 @@ function log4jProperties(logFile: string): string {
   ].join('\n');
 }
 
-/** `kafka-storage.sh format`: the metadata directory of a new cluster with a random id. */
-function format(jvmArgs: readonly string[], properties: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const args = [...jvmArgs, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', properties];
+/**
+ * `kafka-storage.sh format`: the metadata directory of a new cluster with a random id, holding
+ * the SCRAM-SHA-512 credentials of `scramUsers` (KRaft takes them as bootstrap records).
+ */
+async function format(
+  jvmArgs: readonly string[],
+  properties: string,
+  env: NodeJS.ProcessEnv,
+  scramUsers: readonly KafkaUser[],
+): Promise<void> {
+  const scram = scramUsers.flatMap(({ name, password }) => [
+    '--add-scram',
+    `SCRAM-SHA-512=[name=${name},password=${password}]`,
+  ]);
+  const args = [
+    ...jvmArgs,
+    'kafka.tools.StorageTool',
+    'format',
+    '-t',
+    clusterId(),
+    '-c',
+    properties,
+    ...scram,
+  ];
+  await run(javaCommand(), args, env).catch((error: Error) => {
+    throw new Error(`formatting the Kafka storage failed: ${error.message}`);
+  });
+}
+
+/** Runs a command to its end; its output joins the error when it fails. */
+function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(javaCommand(), args, { env, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error)
-        reject(new Error(`formatting the Kafka storage failed: ${error.message}\n${stdout}${stderr}`));
+    execFile(command, args, { env, timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${error.message}\n${stdout}${stderr}`));
       else resolve();
     });
   });
@@ -339,10 +474,8 @@ function logTail(...files: string[]): string {
     .join('');
 }
 
-async function twoFreePorts(): Promise<[number, number]> {
-  const first = await freePort();
-  for (;;) {
-    const second = await freePort();
-    if (second !== first) return [first, second];
-  }
+async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
 }

@@ -1,17 +1,24 @@
 /**
  * The operator CLI against a Kafka consumer: the construct deployed into moto (cli-harness.ts) and
- * the embedded Kafka broker (tools/kafka). A Kafka consumer is a Lambda function whose environment
- * is the deployed consumer's with the Kafka source's variables instead of the queue's (contract/
- * env.ts): what `pq` reads to find it. Its quarantine records are seeded as the consumer writes
- * them: a record produced to the broker, read back, mapped by the consumer's own Kafka source
- * adapter (lambdas/sources/kafka.ts), its content and record written by the consumer's writer.
+ * the embedded Kafka broker (tools/kafka), with its SASL_SSL listener when users are given. A
+ * Kafka consumer is a Lambda function whose environment is the deployed consumer's with the Kafka
+ * source's variables instead of the queue's (contract/env.ts), and whose event source mapping
+ * holds the access configurations `pq` authenticates by: moto makes no Kafka mapping, so it is a
+ * mapping on a decoy queue keeping the Kafka mapping's topic, servers and access configurations,
+ * as tools/local-aws/deploy does. Its quarantine records are seeded as the consumer writes them:
+ * a record produced to the broker, read back, mapped by the consumer's own Kafka source adapter
+ * (lambdas/sources/kafka.ts), its content and record written by the consumer's writer.
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CreateEventSourceMappingCommand,
   CreateFunctionCommand,
   GetFunctionConfigurationCommand,
   type LambdaClient,
+  type SourceAccessConfiguration,
 } from '@aws-sdk/client-lambda';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Admin, Consumer, type Message, MessagesStreamModes, Producer } from '@platformatic/kafka';
 import type { SelfManagedKafkaEvent } from 'aws-lambda';
 import { ENV } from '../../../contract/env';
@@ -21,7 +28,8 @@ import { errorSignature } from '../../../lambdas/core/evidence';
 import { bodyDigest, quarantineId } from '../../../lambdas/core/ids';
 import { exactBody } from '../../../lambdas/ports/source';
 import { kafkaRecords } from '../../../lambdas/sources/kafka';
-import { type KafkaBroker, startKafka } from '../../../tools/kafka/broker';
+import { type KafkaBroker, type KafkaUser, startKafka } from '../../../tools/kafka/broker';
+import { LOCAL_CREDENTIALS } from '../../../tools/local-aws/moto';
 import { type CapturedRun, runCliCaptured } from '../../support/run-cli';
 import { type CliHarness, PARSE_ERROR } from './cli-harness';
 
@@ -50,10 +58,18 @@ export interface SeededKafka {
   readonly original: ReadRecord;
 }
 
+/** The consumer's event source mapping: its access configurations, or none at all. */
+export type KafkaMapping = { readonly access: readonly SourceAccessConfiguration[] } | 'none';
+
 export interface KafkaCli {
   readonly broker: KafkaBroker;
-  /** A Kafka consumer function reading `topic` of `cluster` (bootstrap servers or an MSK ARN). */
-  consumer(cluster: string, topic: string): Promise<string>;
+  /**
+   * A Kafka consumer function reading `topic` of `cluster` (bootstrap servers or an MSK ARN),
+   * with a mapping of these access configurations (by default none: no authentication).
+   */
+  consumer(cluster: string, topic: string, mapping?: KafkaMapping): Promise<string>;
+  /** A Secrets Manager secret holding `text`; its ARN. */
+  secret(text: string): Promise<string>;
   /** `pq ARGS` against the consumer `functionName`. */
   run(functionName: string, ...argv: string[]): Promise<CapturedRun>;
   /** `configs`: topic settings (max.message.bytes...). */
@@ -72,8 +88,12 @@ export interface KafkaCli {
   stop(): Promise<void>;
 }
 
-export async function startKafkaCli(cli: CliHarness): Promise<KafkaCli> {
-  const broker = await startKafka();
+/** `saslUsers`: the broker's SASL_SSL listener takes them (tools/kafka/broker.ts). */
+export async function startKafkaCli(
+  cli: CliHarness,
+  options: { readonly saslUsers?: readonly KafkaUser[] } = {},
+): Promise<KafkaCli> {
+  const broker = await startKafka(options.saslUsers ? { saslListener: { users: options.saslUsers } } : {});
   const bootstrapBrokers = [broker.bootstrap];
   const admin = new Admin({ clientId: 'pq-test-admin', bootstrapBrokers });
   const producer = new Producer({ clientId: 'pq-test-producer', bootstrapBrokers });
@@ -115,9 +135,25 @@ export async function startKafkaCli(cli: CliHarness): Promise<KafkaCli> {
     return found;
   }
 
+  const secrets = new SecretsManagerClient({
+    endpoint: aws.endpoint,
+    region: aws.region,
+    credentials: LOCAL_CREDENTIALS,
+  });
+
   return {
     broker,
-    consumer: (cluster, topic) => kafkaConsumerFunction(clients.lambda, cli.functionName, cluster, topic),
+    async consumer(cluster, topic, mapping = { access: [] }) {
+      const name = await kafkaConsumerFunction(clients.lambda, cli.functionName, cluster, topic);
+      if (mapping !== 'none') await decoyMapping(clients, name, cluster, topic, mapping.access);
+      return name;
+    },
+    async secret(text) {
+      const { ARN } = await secrets.send(
+        new CreateSecretCommand({ Name: `kafka/${randomUUID()}`, SecretString: text }),
+      );
+      return String(ARN);
+    },
     run: (functionName, ...argv) =>
       runCliCaptured([
         ...argv,
@@ -209,6 +245,7 @@ export async function startKafkaCli(cli: CliHarness): Promise<KafkaCli> {
         .map((partition) => partition.offset);
     },
     async stop() {
+      secrets.destroy();
       await producer.close().catch(() => undefined);
       await admin.close().catch(() => undefined);
       await broker.stop();
@@ -273,6 +310,36 @@ async function quarantinedLedger(cli: CliHarness, key: string, messageId: string
     charge: 3,
     now: new Date(),
   });
+}
+
+/**
+ * The consumer's Kafka mapping as moto keeps one: on a decoy queue (moto takes no Kafka source),
+ * with the topic, the self-managed cluster's servers and the access configurations Lambda lists.
+ */
+async function decoyMapping(
+  clients: { readonly lambda: LambdaClient; readonly sqs: SQSClient },
+  functionName: string,
+  cluster: string,
+  topic: string,
+  access: readonly SourceAccessConfiguration[],
+): Promise<void> {
+  const { QueueUrl } = await clients.sqs.send(
+    new CreateQueueCommand({ QueueName: `${functionName}-kafka-esm-decoy` }),
+  );
+  const { Attributes } = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  await clients.lambda.send(
+    new CreateEventSourceMappingCommand({
+      FunctionName: functionName,
+      EventSourceArn: Attributes?.QueueArn,
+      Topics: [topic],
+      ...(cluster.startsWith('arn:')
+        ? {}
+        : { SelfManagedEventSource: { Endpoints: { KAFKA_BOOTSTRAP_SERVERS: cluster.split(',') } } }),
+      ...(access.length > 0 ? { SourceAccessConfigurations: [...access] } : {}),
+    }),
+  );
 }
 
 /** A consumer function with the deployed consumer's environment and role, reading a Kafka topic. */
