@@ -34,7 +34,7 @@ export interface JudgedFailure {
    * probe still counts against the dependency.
    */
   readonly failedProbeHandsBack: boolean;
-  /** Ends the attempt without a charge; `failedProbe` marks the item (rule 7's probe). */
+  /** Ends the attempt without a charge; `failedProbe` counts one in the item's failedProbes (rule 7's probe). */
   readonly settle: (failedProbe: boolean) => Promise<unknown>;
 }
 
