@@ -25,14 +25,25 @@ export class ControlCache {
     if (cached && at - cached.at < controlMaxAgeMs(cached.snapshot.breaker, at, this.ttlMs)) {
       return cached.snapshot;
     }
-    return this.refresh();
+    return this.read(() => true);
   }
 
-  /** A read now, kept: a failure asks whether another environment paused consumption since. */
-  async refresh(): Promise<ControlSnapshot> {
+  /**
+   * A read now: a failure asks whether another environment paused consumption since. Kept only
+   * when it shows the breaker open: a failure that finds it closed says an outage may be starting,
+   * and another environment may trip it at any moment, so this environment's next batch reads it
+   * again instead of trusting a closed snapshot for the cache period (it would start records, and
+   * their calls, into the outage).
+   */
+  refresh(): Promise<ControlSnapshot> {
+    return this.read((snapshot) => snapshot.breaker?.state === BREAKER_STATE.open);
+  }
+
+  private async read(keep: (snapshot: ControlSnapshot) => boolean): Promise<ControlSnapshot> {
     const at = this.now().getTime();
-    this.cached = { at, snapshot: await this.control.snapshot() };
-    return this.cached.snapshot;
+    const snapshot = await this.control.snapshot();
+    this.cached = keep(snapshot) ? { at, snapshot } : undefined;
+    return snapshot;
   }
 
   /** Forget the snapshot after this environment changed the state itself. */

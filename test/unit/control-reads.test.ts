@@ -132,4 +132,28 @@ describe('control reads while the breaker is not closed', () => {
     // Assess: the snapshot it read before the trip is not trusted; T2 never started.
     expect(world.ledger.get('id-T2')).toBeUndefined();
   });
+
+  it("given a failure here found the breaker closed, when another environment trips it, then this environment's next batch reads it and runs nothing", async () => {
+    // Prepare: T1 fails here (one key: no outage), its fresh read finds the breaker closed; then
+    // another environment's failure trips it, in the same instant (the campaign's case
+    // kafka-stale-closed-breaker-after-a-failure-starts-a-keyless-call.json, on a queue).
+    const transient = [{ do: 'throw', error: 'transient' }] as const;
+    const { world } = testWorld({
+      env: { PQ_OUTAGE_FAILURE_THRESHOLD: '2' },
+      scripts: { T1: [transient], T2: [transient] },
+    });
+    const here = world.environment();
+    world.queue.send({ messageId: 'id-T1', body: 'T1' });
+    await world.deliver(here, 1);
+    world.queue.send({ messageId: 'id-T2', body: 'T2' });
+    await world.deliver(world.environment(), 1);
+    expect(world.control.breaker?.record).toMatchObject({ state: 'open', reason: 'outage' });
+
+    // Act: the next batch here, within the period a closed breaker may be cached.
+    world.queue.send({ messageId: 'id-P', body: 'P' });
+    await world.deliver(here, 1);
+
+    // Assess: P never started; its keyless call was not made into the outage.
+    expect(world.ledger.get('id-P')).toBeUndefined();
+  });
 });
