@@ -153,7 +153,6 @@ class ScaleModel {
     if (!evaluateOutage(this.latestEvents, this.now, this.policy).trip) return false;
     this.load.write('breaker', this.now);
     if (this.breaker?.state !== 'open') this.trip();
-    environment.cache.invalidateUnlessOpen();
     return true;
   }
 

@@ -132,8 +132,10 @@ function openBatch(
     pause: (why) => {
       // A stop outranks an outage: nothing may come back before a person has looked.
       paused = paused === 'stop' ? 'stop' : why;
+      // An outage pause follows a failure's fresh read, which kept the breaker only if it showed
+      // it open: that is still what the table holds (an outage trips only a closed breaker), and
+      // at 1,000 environments a second read would be one per failing environment (docs/scale.md).
       if (why === 'stop') state.cache.invalidate();
-      else state.cache.invalidateUnlessOpen();
     },
     isolationStarted: () => {
       concurrency = 1;

@@ -36,6 +36,8 @@ export class ControlCache {
    * their calls, into the outage).
    */
   refresh(): Promise<ControlSnapshot> {
+    // Dropped first: a read that fails leaves no closed snapshot behind either.
+    this.cached = undefined;
     return this.read((snapshot) => snapshot.breaker?.state === BREAKER_STATE.open);
   }
 
@@ -49,14 +51,5 @@ export class ControlCache {
   /** Forget the snapshot after this environment changed the state itself. */
   invalidate(): void {
     this.cached = undefined;
-  }
-
-  /**
-   * After an outage pause: an outage only trips a closed breaker, so a snapshot that shows it
-   * open is still what the table holds, and the next batch need not read it again (at 1,000
-   * environments that second read would be one per failing environment, docs/scale.md).
-   */
-  invalidateUnlessOpen(): void {
-    if (this.cached?.snapshot.breaker?.state !== BREAKER_STATE.open) this.invalidate();
   }
 }

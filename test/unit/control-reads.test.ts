@@ -156,4 +156,24 @@ describe('control reads while the breaker is not closed', () => {
     // Assess: P never started; its keyless call was not made into the outage.
     expect(world.ledger.get('id-P')).toBeUndefined();
   });
+
+  it("given a failure whose fresh read of the breaker failed, when another environment trips it, then this environment's next batch reads it and runs nothing", async () => {
+    // Prepare: the breaker cached closed by a first batch; T's failure cannot read it again.
+    const { world } = testWorld({ scripts: { T: [[{ do: 'throw', error: 'transient' }]] } });
+    const here = world.environment();
+    world.queue.send({ messageId: 'id-first', body: 'ok' });
+    await world.deliver(here, 1);
+    vi.spyOn(world.control, 'snapshot').mockRejectedValueOnce(new Error('throttled'));
+    world.queue.send({ messageId: 'id-T', body: 'T' });
+    await world.deliver(here, 1);
+    await world.control.tripBreaker({ reason: 'outage', now: world.clock.date(), stop: false });
+
+    // Act
+    world.queue.send({ messageId: 'id-P', body: 'P' });
+    await world.deliver(here, 1);
+
+    // Assess: the closed snapshot from before the failure was not trusted.
+    expect(world.ledger.get('id-T')).toMatchObject({ state: 'ready' });
+    expect(world.ledger.get('id-P')).toBeUndefined();
+  });
 });
