@@ -6,7 +6,7 @@ import { DEFAULTS } from '../../contract/defaults';
 import { timeMarginMs } from '../../lambdas/core/time-guard';
 import type { CheckResult } from './check-result';
 import type { Observation } from './run-schedule';
-import { isScaleSchedule, isStormSchedule, poisonsOf } from './scale';
+import { crashingScripts, isScaleSchedule, isStormSchedule, poisonsOf } from './scale';
 import type { Schedule } from './schedule';
 import type { Trace } from './trace';
 
@@ -17,8 +17,8 @@ import type { Trace } from './trace';
  * completes, none of it charged but a message's own crash. Where a batch's work does not fit
  * the function timeout, the time guard hands records back unrun and each costs a receive: there
  * a healthy message may reach its last receive and be kept as `receive-limit`, uncharged, and a
- * poison may first crash on its last receive, which sends it to the backstop (nothing could
- * tell: the consumer warns of the cut, TIME_GUARD_CUT_LOG_EVENT).
+ * poison, or a message that crashes once, may first crash on its last receive, which sends it to
+ * the backstop (nothing could tell: the consumer warns of the cut, TIME_GUARD_CUT_LOG_EVENT).
  */
 export function poisonsToldApart(observation: Observation): CheckResult {
   const { schedule, world, trace } = observation;
@@ -29,12 +29,15 @@ export function poisonsToldApart(observation: Observation): CheckResult {
   for (const message of schedule.messages) {
     const item = world.ledger.get(message.id);
     const record = [...world.quarantine.records.values()].find((each) => each.messageId === message.id);
+    // Its first run came on its last receive, and crashed: only the time guard's cuts can have
+    // spent its receives, and the backstop takes it (nothing could tell).
+    const firstCrashOnItsLastReceive =
+      receiveLimitAllowed &&
+      crashingScripts(message) > 0 &&
+      world.queue.backstop.some((backstopped) => backstopped.messageId === message.id) &&
+      (item?.attempts ?? 0) <= 1;
+    if (firstCrashOnItsLastReceive) continue;
     if (poisons.has(message.id)) {
-      const firstCrashOnItsLastReceive =
-        receiveLimitAllowed &&
-        world.queue.backstop.some((backstopped) => backstopped.messageId === message.id) &&
-        (item?.attempts ?? 0) <= 1;
-      if (firstCrashOnItsLastReceive) continue;
       if (record?.reason !== 'crash-limit' && record?.reason !== 'receive-limit')
         problems.push(
           `poison ${message.id} ended ${record?.reason ?? item?.state ?? 'nowhere'}, not crash-limit`,
@@ -44,7 +47,7 @@ export function poisonsToldApart(observation: Observation): CheckResult {
     const keptUnrun = receiveLimitAllowed && record?.reason === 'receive-limit';
     if (item?.state !== 'completed' && !keptUnrun)
       problems.push(`${message.id} ended ${record?.reason ?? item?.state}`);
-    const ownCrashes = message.scripts.length - 1;
+    const ownCrashes = crashingScripts(message);
     if (item !== undefined && item.charged > ownCrashes)
       problems.push(`${message.id} was charged ${item.charged}, its own crashes were ${ownCrashes}`);
   }

@@ -79,11 +79,20 @@ function placePoisons(draw: Draw, count: number, poisons: number): Set<number> {
   return placed;
 }
 
+/** The scripts of a message that crash its worker: its own crashes, one per attempt. */
+export function crashingScripts(message: MessageSpec): number {
+  return message.scripts.filter(crashes).length;
+}
+
+const crashes = (script: readonly Step[]) => script.some((step) => step.do === 'crash');
+
 /** A schedule's poisons: the messages every attempt of which crashes. */
 export function poisonsOf(schedule: Schedule): ReadonlySet<string> {
-  const crashes = (script: readonly Step[]) => script.some((step) => step.do === 'crash');
   return new Set(
-    schedule.messages.filter((message) => message.scripts.every(crashes)).map((message) => message.id),
+    schedule.messages
+      // A message with no script completes at once (a shrunk schedule's): every() would say poison.
+      .filter((message) => message.scripts.length > 0 && message.scripts.every(crashes))
+      .map((message) => message.id),
   );
 }
 

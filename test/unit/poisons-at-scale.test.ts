@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runSchedule } from '../../sim/campaign/run-schedule';
+import { poisonsOf } from '../../sim/campaign/scale';
 import { poisonsToldApart, settlesWithinBound } from '../../sim/campaign/scale-invariants';
 import type { MessageSpec, Schedule } from '../../sim/campaign/schedule';
 
@@ -93,4 +94,21 @@ describe('poisons that share batches, at scale (issue 37)', () => {
       expect(Math.max(...receives)).toBeLessThanOrEqual(maxReceives);
     },
   );
+});
+
+describe('which messages of a scale schedule are poison', () => {
+  it('given a message with no script (it completes at once), then it is no poison; one that crashes on every script is', () => {
+    // Prepare: the shape a shrunk schedule takes (the campaign's seed 796671983 shrank to it).
+    const schedule = scheduleOf({ messages: 3, poisons: [2], crashOnce: [3], environments: 1 });
+    const shrunk: Schedule = {
+      ...schedule,
+      messages: [{ id: 's0', body: 's0', scripts: [] }, ...schedule.messages],
+    };
+
+    // Act
+    const poisons = poisonsOf(shrunk);
+
+    // Assess
+    expect([...poisons]).toStrictEqual(['s2']);
+  });
 });
