@@ -33,3 +33,10 @@ export const SUSPECTS_STAGGERED_LOG_EVENT = 'suspects-staggered';
  * not fit the function timeout should be made smaller, or the timeout longer.
  */
 export const TIME_GUARD_CUT_LOG_EVENT = 'time-guard-cut';
+
+/**
+ * Kafka: an attempt's lease (lambdas/core/lease.ts) lapsed before its worker renewed it: WARN. The
+ * worker was too slow to show itself alive (a blocked event loop, slow writes), so a delivery of
+ * the same record elsewhere (a rebalance) may have taken it for dead and run the record again.
+ */
+export const ATTEMPT_LEASE_LATE_LOG_EVENT = 'attempt-lease-late';

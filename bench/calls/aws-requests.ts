@@ -27,6 +27,7 @@ export const AWS_REQUESTS: Readonly<Record<FaultPoint, readonly AwsRequest[]>> =
   // AttemptLedger: every transition is one conditional UpdateItem.
   'ledger.start': [update],
   'ledger.restartAfterCrash': [update],
+  'ledger.renewLease': [update],
   'ledger.recordStage': [update],
   'ledger.recordExternal:pending': [update],
   'ledger.recordExternal:done': [update],

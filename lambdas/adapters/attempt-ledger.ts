@@ -96,7 +96,7 @@ export class AttemptLedger {
   async start(input: StartInput): Promise<StartResult> {
     const { replayOf } = input;
     const outcome = await this.table.update('start', input.key, {
-      update: `SET ${BEGIN_ATTEMPT}, ${COUNTER_DEFAULTS} REMOVE #external, #lastAttemptCrashed ADD #attempts :one`,
+      update: `SET ${beginAttempt(input)}, ${COUNTER_DEFAULTS} REMOVE ${cleared(input)} ADD #attempts :one`,
       condition: startCondition(input),
       values: {
         ...beginValues(input),
@@ -114,7 +114,7 @@ export class AttemptLedger {
   /** Settles a crashed attempt (charging it or not) and starts the next one, in one write. */
   async restartAfterCrash(input: RestartInput): Promise<StartResult> {
     const outcome = await this.table.update('restartAfterCrash', input.key, {
-      update: `SET ${BEGIN_ATTEMPT} REMOVE #external, #lastAttemptCrashed ADD #attempts :one, #charged :charge, #crashes :alone`,
+      update: `SET ${beginAttempt(input)} REMOVE ${cleared(input)} ADD #attempts :one, #charged :charge, #crashes :alone`,
       condition: `${IS_IN_FLIGHT} AND ${IS_PREVIOUS_ATTEMPT} AND ${NOT_QUARANTINING}`,
       values: {
         ...beginValues(input),
@@ -124,6 +124,13 @@ export class AttemptLedger {
       },
     });
     return startResult('restartAfterCrash', input.key, outcome);
+  }
+
+  /** The attempt in flight is alive for a while yet (LedgerItem.aliveUntil). */
+  async renewLease(key: string, attemptId: string, aliveUntil: Date): Promise<LedgerEntry> {
+    return this.whileInFlight('renewLease', key, attemptId, 'SET #aliveUntil = :aliveUntil', {
+      ':aliveUntil': S(aliveUntil.toISOString()),
+    });
   }
 
   /** `ctx.stage(name)`: the last durable stage of the attempt in flight. */
@@ -299,8 +306,21 @@ export class AttemptLedger {
   }
 }
 
+/** What a start sets: the attempt, and its lease when it has one. */
+function beginAttempt(input: StartInput): string {
+  return input.aliveUntil === undefined ? BEGIN_ATTEMPT : `${BEGIN_ATTEMPT}, #aliveUntil = :aliveUntil`;
+}
+
+/** What a start removes: the previous attempt's call and crash mark, and its lease if this one has none. */
+function cleared(input: StartInput): string {
+  return input.aliveUntil === undefined
+    ? '#external, #lastAttemptCrashed, #aliveUntil'
+    : '#external, #lastAttemptCrashed';
+}
+
 function beginValues(input: StartInput): Record<string, AttributeValue> {
   return {
+    ...(input.aliveUntil === undefined ? {} : { ':aliveUntil': S(input.aliveUntil.toISOString()) }),
     ':inFlight': IN_FLIGHT,
     ':attemptId': S(input.attemptId),
     ':envId': S(input.envId),

@@ -30,6 +30,7 @@ export function toLedgerEntry(item: Item): LedgerEntry {
     firstAttemptAt: read.string('firstAttemptAt'),
     lastAttemptAt: read.string('lastAttemptAt'),
     ...defined({
+      aliveUntil: read.optionalString('aliveUntil'),
       envId: read.optionalString('envId'),
       external: externalFromItem(read.optionalMap('external')),
       unrepeatable: externalFromItem(read.optionalMap('unrepeatable')),

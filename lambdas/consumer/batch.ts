@@ -3,6 +3,7 @@
  * concurrency, and answer with the records that stay. What is not completed, duplicate or
  * quarantined goes back to the source (its adapter in lambdas/sources says how); nothing is dropped.
  */
+
 import type { Context } from 'aws-lambda';
 import { BREAKER_STATE } from '../../contract/control';
 import {
@@ -26,6 +27,7 @@ import { besideAnotherLastReceiveEvidence, receiveCountOf } from '../core/receiv
 import { type LedgerGlance, planSuspects, type SuspectPlan, suspectOrder } from '../core/suspects';
 import { leavesTimeFor, timeMarginMs } from '../core/time-guard';
 import type { SourceRecord } from '../ports/source';
+import { waitedForLease } from './attempt-lease';
 import { keyOfRecord } from './begin-attempt';
 import type { ControlCache } from './control-cache';
 import { countOutcome } from './counting';
@@ -73,7 +75,7 @@ export async function handleBatch(
   state.shares.sawBreaker(breaker);
   const { held, records } = await holdWhilePaused(deps, state, breaker, delivered);
   if (records.length === 0) return held;
-  const batch = openBatch(deps, state, breaker, isolation);
+  const batch = openBatch(deps, state, breaker, isolation, context);
   const outcomes = await runRecords(deps, state, batch, records, context);
   if (batch.pausedFor() === 'outage') await handBackForTheProbe(deps, breaker, records, outcomes);
   return [
@@ -116,6 +118,7 @@ function openBatch(
   state: BatchState,
   breaker: BreakerRecord | undefined,
   isolation: IsolationTrial | undefined,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): OpenBatch {
   let concurrency = effectiveConcurrency(isolation ?? NO_TRIAL, deps.config.inProcessConcurrency);
   let paused: 'outage' | 'stop' | undefined;
@@ -142,6 +145,7 @@ function openBatch(
       isolationActive = true;
       state.cache.invalidate();
     },
+    waitForLease: (until) => waitedForLease(deps, until, context, state.longestRecordMs),
   };
   return { session, concurrency: () => concurrency, pausedFor: () => paused };
 }

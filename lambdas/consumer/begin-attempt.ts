@@ -12,6 +12,7 @@ import type { LedgerItem } from '../core/types';
 import { isOwnTableUnavailable } from '../ports/errors';
 import type { LedgerEntry, StartInput } from '../ports/ledger';
 import { exactBody, type SourceRecord } from '../ports/source';
+import { firstLease } from './attempt-lease';
 import type { ConsumerDeps } from './deps';
 import { onLastReceive } from './last-receive';
 import { handBackForOutage, reportOutage } from './outage-step';
@@ -30,6 +31,7 @@ export async function beginAttempt(
   session: RecordSession,
   record: SourceRecord,
   identity: Identity = identify(deps, record),
+  mayWait = true,
 ): Promise<LedgerEntry | RecordOutcome> {
   const now = deps.now();
   const attempt: StartInput = {
@@ -42,6 +44,7 @@ export async function beginAttempt(
     lastReceive: onLastReceive(deps, record),
     now,
     expiresAt: Math.floor(now.getTime() / 1000) + deps.config.ledgerRetentionDays * 86_400,
+    ...firstLease(deps, now),
     ...(identity.replayOf === undefined ? {} : { replayOf: identity.replayOf }),
   };
   const started = await reportingOwnTables(deps, session, attempt.key, () => deps.ledger.start(attempt));
@@ -72,6 +75,11 @@ export async function beginAttempt(
     );
     if ('kind' in crash) return crash;
     decision = decideDelivery(previous, crash, deps.config.policy, now.getTime(), delivered);
+  }
+  // Kafka delivers a failed batch again at once: a crashed attempt's lease is waited out here,
+  // once, so the crash holds the partition for its own invocation alone (core/lease.ts).
+  if (decision.kind === 'busy' && mayWait && (await session.waitForLease(decision.until))) {
+    return beginAttempt(deps, session, record, identity, false);
   }
   return carryOut(deps, session, record, attempt, previous, decision);
 }

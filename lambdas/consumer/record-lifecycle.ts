@@ -11,6 +11,7 @@ import { decideFailure } from '../core/failure';
 import type { LedgerItem } from '../core/types';
 import type { LedgerEntry } from '../ports/ledger';
 import type { SourceRecord } from '../ports/source';
+import { keepLease } from './attempt-lease';
 import { beginAttempt } from './begin-attempt';
 import type { ConsumerDeps } from './deps';
 import { handBackUnlessLastReceive } from './hand-back';
@@ -36,7 +37,22 @@ export async function processRecord(
   if (session.paused() && !onLastReceive(deps, record)) return PAUSED;
   const item = await beginAttempt(deps, session, record);
   if ('kind' in item) return item;
+  const lease = keepLease(deps, item);
+  try {
+    return await runAttempt(deps, session, record, item, remainingTimeMs);
+  } finally {
+    lease.stop();
+  }
+}
 
+/** The attempt begun: the user's work, and the attempt's end as the core decides. */
+async function runAttempt(
+  deps: ConsumerDeps,
+  session: RecordSession,
+  record: SourceRecord,
+  item: LedgerEntry,
+  remainingTimeMs: () => number,
+): Promise<RecordOutcome> {
   const message: QueueMessage = {
     messageId: record.messageId,
     key: item.key,

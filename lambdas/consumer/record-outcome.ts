@@ -37,6 +37,12 @@ export interface RecordSession {
   readonly pause: (why: 'outage' | 'stop') => void;
   /** Rule 6 started here: the rest of this batch runs one record at a time. */
   readonly isolationStarted: () => void;
+  /**
+   * Waits within the invocation until an attempt in flight must be over (`until`, epoch ms: its
+   * lease runs out), if a record would still have time to finish after that (attempt-lease.ts);
+   * whether it waited. Never on a source whose attempts carry no lease (SQS).
+   */
+  readonly waitForLease: (until: number) => Promise<boolean>;
 }
 
 /** Returned for the probe: an outage interrupted the attempt (rule 7). */

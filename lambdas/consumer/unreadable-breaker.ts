@@ -58,5 +58,7 @@ function stoppedSession(deps: ConsumerDeps, { shares, unrecorded }: EnvironmentM
     paused: () => true,
     pause: () => undefined,
     isolationStarted: () => undefined,
+    // No attempt starts here: nothing waits for one.
+    waitForLease: async () => false,
   };
 }

@@ -7,6 +7,7 @@ import { DEFAULTS } from '../../contract/defaults';
 import { ENV } from '../../contract/env';
 import { kafkaSourceName, SOURCE_KIND, type SourceKind } from '../../contract/sources';
 import { ConfigError, type ConfigProblem } from './errors';
+import { attemptLeaseMs } from './lease';
 import { type Policy, SQS_MAX_VISIBILITY_SECONDS } from './types';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -43,6 +44,11 @@ export interface ConsumerConfig {
   readonly ordered: boolean;
   /** Kafka only: where the records come from (PQ_KAFKA_CLUSTER, PQ_KAFKA_TOPIC). */
   readonly kafka?: KafkaSettings;
+  /**
+   * How long an attempt's lease lasts (core/lease.ts), on a source that delivers a failed batch
+   * again at once (Kafka). Absent (SQS): attempts carry no lease.
+   */
+  readonly attemptLeaseMs?: number;
   readonly policy: Policy;
   /** Rule 11a: open quarantine records at which the consumer stops. */
   readonly quarantineCapacity: number;
@@ -82,6 +88,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
     breakerCooldownSeconds,
   );
   const messageKeyPath = read.optional(ENV.messageKeyPath, 'a dotted path like order.id', DOTTED_PATH);
+  const attemptTimeoutSeconds = read.integer(ENV.consumerTimeoutSeconds, DEFAULTS.consumerTimeoutSeconds, 1);
   const config: ConsumerConfig = {
     attemptsTable: read.required(ENV.attemptsTable, 'a table name'),
     quarantineTable: read.required(ENV.quarantineTable, 'a table name'),
@@ -94,7 +101,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
     ...source,
     policy: {
       attemptLimit: read.integer(ENV.attemptLimit, DEFAULTS.attemptLimit, 1),
-      attemptTimeoutSeconds: read.integer(ENV.consumerTimeoutSeconds, DEFAULTS.consumerTimeoutSeconds, 1),
+      attemptTimeoutSeconds,
       batchingWindowSeconds: read.integer(ENV.batchingWindowSeconds, 0, 0),
       transientRetries: read.integer(ENV.transientRetries, DEFAULTS.transientRetries, 0),
       backoffBaseSeconds: read.integer(ENV.backoffBaseSeconds, DEFAULTS.backoffBaseSeconds, 1),
@@ -121,6 +128,7 @@ export function parseConfig(env: Environment): ConsumerConfig {
     controlCacheSeconds: read.integer(ENV.controlCacheSeconds, DEFAULTS.controlCacheSeconds, 0),
     ledgerRetentionDays: read.integer(ENV.ledgerRetentionDays, DEFAULTS.ledgerRetentionDays, 1),
     ...(messageKeyPath === undefined ? {} : { messageKeyPath }),
+    ...(source.kafka === undefined ? {} : { attemptLeaseMs: attemptLeaseMs(attemptTimeoutSeconds) }),
   };
   // A misspelt optional setting would silently fall back to its default.
   for (const name of Object.keys(env).filter((key) => key.startsWith('PQ_') && !KNOWN_NAMES.includes(key))) {

@@ -36,7 +36,12 @@ export type DeliveryDecision =
    * The attempt in flight may still be running (a duplicate delivery, or a second message with
    * the same business key): nothing is charged and nothing starts; try again once it must be over.
    */
-  | { readonly kind: 'busy'; readonly retryInSeconds: number }
+  | {
+      readonly kind: 'busy';
+      readonly retryInSeconds: number;
+      /** Epoch ms: when it must be over (its lease or its timeout ends), so a wait may end there. */
+      readonly until: number;
+    }
   /** Rule 13: acknowledge without work. */
   | {
       readonly kind: 'duplicate';
@@ -171,16 +176,22 @@ function decideOpen(
       ? { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' }
       : { kind: 'proceed', charge: 0, crash: 'none', startIsolation: false };
   }
-  // A crash is seen only after the visibility timeout (>= 6x the function timeout); an
-  // attempt younger than the function timeout may be alive.
-  const runningUntil = Date.parse(previous.lastAttemptAt) + policy.attemptTimeoutSeconds * 1000;
-  if (runningUntil > now) {
-    return { kind: 'busy', retryInSeconds: Math.ceil((runningUntil - now) / 1000) };
-  }
+  const until = runningUntil(previous, policy);
+  if (until > now) return { kind: 'busy', retryInSeconds: Math.ceil((until - now) / 1000), until };
   // The attempt died quarantining: the decision was made; the crash is ours, not the message's.
   if (previous.quarantining !== undefined)
     return { kind: 'finish-quarantine', quarantine: previous.quarantining };
   return decideAfterCrash(previous, crash, policy);
+}
+
+/**
+ * Until when an attempt in flight may be alive. An attempt younger than the function timeout may
+ * be (on SQS a crash is seen only after the visibility timeout, >= 6x the function timeout); one
+ * with a lease (Kafka, which delivers again at once) is dead once its worker stopped renewing it.
+ */
+function runningUntil(previous: LedgerItem, policy: Policy): number {
+  const timeout = Date.parse(previous.lastAttemptAt) + policy.attemptTimeoutSeconds * 1000;
+  return previous.aliveUntil === undefined ? timeout : Math.min(timeout, Date.parse(previous.aliveUntil));
 }
 
 function decideAfterCrash(

@@ -61,6 +61,13 @@ export interface LedgerItem {
   readonly firstAttemptAt: string;
   /** ISO-8601. */
   readonly lastAttemptAt: string;
+  /**
+   * ISO-8601, on a source that delivers a failed batch again at once (Kafka): until when the
+   * attempt in flight has shown itself alive. Its worker renews it while it works; past it, the
+   * worker died, whatever the function timeout still allows (core/delivery.ts). Absent: only the
+   * timeout tells.
+   */
+  readonly aliveUntil?: string;
   readonly quarantineId?: string;
   /**
    * The attempt that ended the item `ready` crashed: an outage settled it uncharged (rule 7).

@@ -33,6 +33,8 @@ export interface LedgerPort {
   start(input: StartInput): Promise<StartResult>;
   restartAfterCrash(input: RestartInput): Promise<StartResult>;
   recordStage(key: string, attemptId: string, stage: string): Promise<LedgerEntry>;
+  /** The attempt in flight is still alive until `aliveUntil` (LedgerItem.aliveUntil). */
+  renewLease(key: string, attemptId: string, aliveUntil: Date): Promise<LedgerEntry>;
   recordExternal(
     key: string,
     attemptId: string,

@@ -42,6 +42,11 @@ export interface StartInput {
   readonly now: Date;
   /** TTL, epoch seconds. */
   readonly expiresAt: number;
+  /**
+   * The attempt's first lease (LedgerItem.aliveUntil), on a source that delivers a failed batch
+   * again at once (Kafka). Absent: none, and a lease left by an earlier attempt is removed.
+   */
+  readonly aliveUntil?: Date;
 }
 
 export interface RestartInput extends StartInput {

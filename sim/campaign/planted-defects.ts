@@ -23,6 +23,7 @@ import type { InvariantName } from './invariants';
 export const KAFKA_ORDER = 'Kafka: order';
 export const KAFKA_WHAT_STAYS = 'Kafka: what stays';
 export const KAFKA_NO_BACKSTOP = 'Kafka: no backstop';
+export const KAFKA_LEASE = "Kafka: the attempt's lease";
 
 /** Each defect: the rule of docs/behaviour.md it breaks and how (docs/rule-breaks.md is generated from these). */
 export const BREAKS = {
@@ -89,6 +90,10 @@ export const BREAKS = {
   'kafka-group-is-the-topic': {
     rule: KAFKA_ORDER,
     what: 'Kafka records are grouped by topic, not topic-partition: a record that stays holds every partition of its payload.',
+  },
+  'kafka-lease-renewed-late': {
+    rule: KAFKA_LEASE,
+    what: "A Kafka attempt's lease is renewed a hundred leases late (leaseRenewalMs): a live worker is taken for dead.",
   },
   'kafka-probed-forever': {
     rule: KAFKA_NO_BACKSTOP,

@@ -7,6 +7,7 @@
 export const FAULT_POINTS = [
   'ledger.start',
   'ledger.restartAfterCrash',
+  'ledger.renewLease',
   'ledger.recordStage',
   'ledger.recordExternal:pending',
   'ledger.recordExternal:done',

@@ -65,6 +65,7 @@ export class MemoryLedger implements LedgerPort {
     };
     delete next.external;
     delete next.lastAttemptCrashed;
+    if (input.aliveUntil === undefined) delete next.aliveUntil;
     return { started: true, item: this.put('start', next) };
   }
 
@@ -88,7 +89,14 @@ export class MemoryLedger implements LedgerPort {
     };
     delete next.external;
     delete next.lastAttemptCrashed;
+    if (input.aliveUntil === undefined) delete next.aliveUntil;
     return { started: true, item: this.put('restartAfterCrash', next) };
+  }
+
+  async renewLease(key: string, attemptId: string, aliveUntil: Date): Promise<LedgerEntry> {
+    return this.whileInFlight('renewLease', key, attemptId, (item) => {
+      item.aliveUntil = aliveUntil.toISOString();
+    });
   }
 
   async recordStage(key: string, attemptId: string, stage: string): Promise<LedgerEntry> {
@@ -335,6 +343,7 @@ function begin(
   | 'firstAttemptAt'
   | 'expiresAt'
   | 'bodyDigest'
+  | 'aliveUntil'
 > {
   return {
     state: LEDGER_STATE.inFlight,
@@ -346,6 +355,7 @@ function begin(
     firstAttemptAt: current?.firstAttemptAt ?? input.now.toISOString(),
     expiresAt: input.expiresAt,
     bodyDigest: input.bodyDigest,
+    ...(input.aliveUntil === undefined ? {} : { aliveUntil: input.aliveUntil.toISOString() }),
   };
 }
 

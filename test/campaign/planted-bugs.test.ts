@@ -17,6 +17,7 @@ import {
   DEFECTS,
   type Defect,
   KAFKA_INVARIANT_BREAKS,
+  KAFKA_LEASE,
   KAFKA_NO_BACKSTOP,
   KAFKA_ORDER,
   KAFKA_WHAT_STAYS,
@@ -126,6 +127,16 @@ vi.mock('../../lambdas/core/classify', async (importOriginal) => {
   };
 });
 
+vi.mock('../../lambdas/core/lease', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../lambdas/core/lease')>();
+  const { isPlanted } = await import('../../sim/campaign/planted-defects');
+  return {
+    ...actual,
+    leaseRenewalMs: (leaseMs: number) =>
+      isPlanted('kafka-lease-renewed-late') ? leaseMs * 100 : actual.leaseRenewalMs(leaseMs),
+  };
+});
+
 vi.mock('../../lambdas/core/time-guard', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lambdas/core/time-guard')>();
   const { isPlanted } = await import('../../sim/campaign/planted-defects');
@@ -185,6 +196,7 @@ const RULES = [
   KAFKA_ORDER,
   KAFKA_WHAT_STAYS,
   KAFKA_NO_BACKSTOP,
+  KAFKA_LEASE,
 ];
 
 interface Catch {

@@ -336,6 +336,59 @@ onEveryPortsWorld((world) => {
     });
   });
 
+  describe("LedgerPort: an attempt's lease (Kafka)", () => {
+    it('given a start with a lease, when its worker renews it, then the item holds the latest lease', async () => {
+      // Prepare
+      const key = newKey('leased');
+      const started = await ports.ledger.start(startOf(key, 'a1', { aliveUntil: at(2) }));
+
+      // Act
+      const renewed = await ports.ledger.renewLease(key, 'a1', at(4));
+
+      // Assess
+      expect(started).toStrictEqual({ started: true, item: begun(key, 'a1', { aliveUntil: iso(2) }) });
+      expect(renewed).toStrictEqual(begun(key, 'a1', { aliveUntil: iso(4) }));
+    });
+
+    it('given the attempt was restarted after a crash, when the dead attempt renews, then StaleAttemptError and the new lease stays', async () => {
+      // Prepare: a redelivery took the lapsed attempt a1 for dead and started a2 with its own lease.
+      const key = newKey('taken-over');
+      await ports.ledger.start(startOf(key, 'a1', { aliveUntil: at(2) }));
+      await ports.ledger.restartAfterCrash({ ...restartOf(key, 'a1', 'a2', 1), aliveUntil: at(62) });
+
+      // Act
+      const refused = await refusal(ports.ledger.renewLease(key, 'a1', at(70)), StaleAttemptError);
+
+      // Assess
+      expect(refused.current).toMatchObject({ attemptId: 'a2', aliveUntil: iso(62) });
+    });
+
+    it('given an ended attempt, when a late renewal comes, then StaleAttemptError: an ended attempt has nothing to keep alive', async () => {
+      // Prepare
+      const key = newKey('ended-lease');
+      await ports.ledger.start(startOf(key, 'a1', { aliveUntil: at(2) }));
+      await ports.ledger.complete(key, 'a1', at(1));
+
+      // Act
+      const refused = ports.ledger.renewLease(key, 'a1', at(3));
+
+      // Assess
+      await refusal(refused, StaleAttemptError);
+    });
+
+    it('given a leased attempt, when the next start carries no lease, then the old lease is gone with its attempt', async () => {
+      // Prepare: the function was redeployed onto a source without leases.
+      const key = newKey('unleased');
+      await ports.ledger.start(startOf(key, 'a1', { aliveUntil: at(2) }));
+
+      // Act
+      const restarted = await ports.ledger.restartAfterCrash(restartOf(key, 'a1', 'a2', 0));
+
+      // Assess
+      expect(restarted.started && restarted.item.aliveUntil).toBeUndefined();
+    });
+  });
+
   describe('LedgerPort: writes of the attempt in flight', () => {
     it('given an attempt in flight, when it records a stage and a keyed call, then both are durable', async () => {
       // Prepare

@@ -230,7 +230,11 @@ describe('an attempt that may still be running', () => {
         REDELIVERED,
       );
       // Assess
-      expect(decision).toStrictEqual({ kind: 'busy', retryInSeconds: retry });
+      expect(decision).toStrictEqual({
+        kind: 'busy',
+        retryInSeconds: retry,
+        until: Date.parse(lastAttemptAt) + 30_000,
+      });
     },
   );
 
@@ -251,7 +255,11 @@ describe('an attempt that may still be running', () => {
 
   it('given another message under the key while the attempt runs, not on its last receive, then it waits as any delivery would', () => {
     // Kept apart only on its last receive; before that it comes back after the attempt.
-    expect(anotherWhileItRuns(false)).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
+    expect(anotherWhileItRuns(false)).toStrictEqual({
+      kind: 'busy',
+      retryInSeconds: 20,
+      until: Date.parse('2025-01-01T00:00:20.000Z'),
+    });
   });
 
   it('given another message under the key on its last receive and no attempt in flight, then it starts its own attempt', () => {
@@ -273,7 +281,11 @@ describe('an attempt that may still be running', () => {
       ...REDELIVERED,
       lastReceive: true,
     });
-    expect(decision).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
+    expect(decision).toStrictEqual({
+      kind: 'busy',
+      retryInSeconds: 20,
+      until: Date.parse('2025-01-01T00:00:20.000Z'),
+    });
   });
 
   it('given it started exactly one timeout ago, then it counts as crashed', () => {
@@ -286,6 +298,40 @@ describe('an attempt that may still be running', () => {
       REDELIVERED,
     );
     expect(decision.kind).toBe('need-crash-context');
+  });
+});
+
+describe('an attempt with a lease (Kafka, issue 38)', () => {
+  // The attempt started 5 s before now, 25 s short of the consumer's 30 s timeout.
+  const NOW = Date.parse('2025-01-01T00:00:05.000Z');
+  const decideWithLease = (aliveUntil: string) =>
+    decideDelivery(aLedgerItem({ aliveUntil }), undefined, policy, NOW, REDELIVERED);
+
+  it('given its lease lapsed before now, then its worker died: the crash is settled without waiting out the timeout', () => {
+    expect(decideWithLease('2025-01-01T00:00:04.999Z')).toStrictEqual({
+      kind: 'need-crash-context',
+      envId: 'env-a',
+    });
+  });
+
+  it('given its lease ends exactly now, then it has lapsed', () => {
+    expect(decideWithLease('2025-01-01T00:00:05.000Z').kind).toBe('need-crash-context');
+  });
+
+  it('given its lease still runs, then the delivery waits until it ends, not until the timeout', () => {
+    expect(decideWithLease('2025-01-01T00:00:06.500Z')).toStrictEqual({
+      kind: 'busy',
+      retryInSeconds: 2,
+      until: Date.parse('2025-01-01T00:00:06.500Z'),
+    });
+  });
+
+  it('given a lease renewed past the function timeout, then the timeout still ends it: Lambda killed that worker', () => {
+    expect(decideWithLease('2025-01-01T00:01:00.000Z')).toStrictEqual({
+      kind: 'busy',
+      retryInSeconds: 25,
+      until: Date.parse('2025-01-01T00:00:30.000Z'),
+    });
   });
 });
 
@@ -447,7 +493,7 @@ describe('a quarantine begun and not finished (rule 3)', () => {
     const young = Date.parse(aLedgerItem().lastAttemptAt) + 10_000;
     expect(
       decideDelivery(aLedgerItem({ quarantining: intent }), undefined, policy, young, REDELIVERED),
-    ).toStrictEqual({ kind: 'busy', retryInSeconds: 20 });
+    ).toStrictEqual({ kind: 'busy', retryInSeconds: 20, until: Date.parse('2025-01-01T00:00:30.000Z') });
   });
 });
 
