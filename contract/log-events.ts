@@ -40,3 +40,11 @@ export const TIME_GUARD_CUT_LOG_EVENT = 'time-guard-cut';
  * the same record elsewhere (a rebalance) may have taken it for dead and run the record again.
  */
 export const ATTEMPT_LEASE_LATE_LOG_EVENT = 'attempt-lease-late';
+
+/**
+ * Kafka: a redelivery found a crashed attempt's lease still running and had no time left to wait
+ * for it and still finish the record (lambdas/consumer/attempt-lease.ts): WARN. The record stays
+ * for the next invocation, so its partition is held one invocation more than the crash's own. A
+ * longer function timeout, or a smaller batch, leaves the time.
+ */
+export const LEASE_WAIT_NO_TIME_LOG_EVENT = 'lease-wait-no-time';

@@ -4,7 +4,7 @@
  * instead of failing the batch, so a crash holds the partition for its own invocation alone.
  */
 import type { Context } from 'aws-lambda';
-import { ATTEMPT_LEASE_LATE_LOG_EVENT } from '../../contract/log-events';
+import { ATTEMPT_LEASE_LATE_LOG_EVENT, LEASE_WAIT_NO_TIME_LOG_EVENT } from '../../contract/log-events';
 import { leaseRenewalMs } from '../core/lease';
 import { leavesTimeFor } from '../core/time-guard';
 import { StaleAttemptError } from '../ports/errors';
@@ -73,14 +73,29 @@ function warnLate(deps: ConsumerDeps, item: LedgerEntry, lateMs: number): void {
  */
 export async function waitedForLease(
   deps: ConsumerDeps,
-  until: number,
+  wait: { readonly until: number; readonly messageId: string },
   context: Pick<Context, 'getRemainingTimeInMillis'>,
   longestRecordMs: number,
 ): Promise<boolean> {
   if (deps.config.attemptLeaseMs === undefined) return false;
-  const waitMs = Math.max(0, until - deps.now().getTime());
-  const left = context.getRemainingTimeInMillis() - waitMs;
-  if (!leavesTimeFor(left, longestRecordMs, deps.config.policy.attemptTimeoutSeconds, false)) return false;
+  const waitMs = Math.max(0, wait.until - deps.now().getTime());
+  const remainingMs = context.getRemainingTimeInMillis();
+  const timeoutSeconds = deps.config.policy.attemptTimeoutSeconds;
+  if (!leavesTimeFor(remainingMs - waitMs, longestRecordMs, timeoutSeconds, false)) {
+    deps.logger.warn(
+      "no time left to wait for a crashed attempt's lease: the record stays for the next invocation",
+      {
+        event: LEASE_WAIT_NO_TIME_LOG_EVENT,
+        messageId: wait.messageId,
+        waitMs,
+        remainingMs,
+        longestRecordMs,
+        timeoutSeconds,
+        hint: 'its partition is held one invocation more: a longer timeout or a smaller batch leaves the time',
+      },
+    );
+    return false;
+  }
   await deps.sleep(waitMs);
   return true;
 }

@@ -145,7 +145,8 @@ function openBatch(
       isolationActive = true;
       state.cache.invalidate();
     },
-    waitForLease: (until) => waitedForLease(deps, until, context, state.longestRecordMs),
+    waitForLease: (until, messageId) =>
+      waitedForLease(deps, { until, messageId }, context, state.longestRecordMs),
   };
   return { session, concurrency: () => concurrency, pausedFor: () => paused };
 }

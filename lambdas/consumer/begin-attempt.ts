@@ -78,7 +78,7 @@ export async function beginAttempt(
   }
   // Kafka delivers a failed batch again at once: a crashed attempt's lease is waited out here,
   // once, so the crash holds the partition for its own invocation alone (core/lease.ts).
-  if (decision.kind === 'busy' && mayWait && (await session.waitForLease(decision.until))) {
+  if (decision.kind === 'busy' && mayWait && (await session.waitForLease(decision.until, record.messageId))) {
     return beginAttempt(deps, session, record, identity, false);
   }
   return carryOut(deps, session, record, attempt, previous, decision);

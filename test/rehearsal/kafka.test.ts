@@ -3,7 +3,7 @@
  * (local/rehearsal/kafka-scenarios.ts), run by the same code as `npm run rehearsal -- --source
  * kafka`: the seed's exact totals (7/4/1/0; the variant 5/4/1 outcome unknown, one request), the
  * outage over three partitions (paused, nothing quarantined), and the incident: a corrupted record
- * on one of three partitions holds only its own, for a bounded number of invocations. The figures
+ * on one of three partitions holds only its own, for the attempt limit's invocations. The figures
  * are printed for the closing note.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ beforeAll(async () => {
         scenario: run.scenario.name,
         settledSeconds: Math.round(run.runMs / 1000),
         partitionsHeld: run.observed.partitionsHeld ?? null,
+        partitionsHeldWithoutTime: run.observed.partitionsHeldWithoutTime ?? null,
         killedAtDeadline: run.killedAtDeadline,
       })}\n`,
     );
@@ -67,12 +68,14 @@ describe('the rehearsal on a Kafka topic (issue 38)', () => {
     expect(named('outage').observed.operations?.pauses).toBe(1);
   });
 
-  it("given the incident, then only the corrupted record's partition was held, at most four invocations per charge", () => {
+  it("given the incident, then only the corrupted record's partition was held, for the limit's invocations", () => {
+    // Each crash's redelivery waits out the crashed attempt's lease within itself (issue 38); one
+    // that said it had no time left to (a loaded machine) holds the partition once more.
     const incident = named(INCIDENT.name);
     const held = incident.observed.partitionsHeld ?? {};
+    const withoutTime = incident.observed.partitionsHeldWithoutTime?.['orders-1'] ?? 0;
     expect(Object.keys(held)).toStrictEqual(['orders-1']);
-    expect(held['orders-1']).toBeGreaterThanOrEqual(3);
-    expect(held['orders-1']).toBeLessThanOrEqual(4 * 3);
+    expect(held['orders-1']).toBe(3 + withoutTime);
     expect(incident.observed.quarantine).toMatchObject([
       { id: 'P1-7', reason: 'crash-limit', attemptsCharged: 3 },
     ]);

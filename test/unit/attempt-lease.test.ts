@@ -5,7 +5,7 @@
  * record still fits after the wait.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { ATTEMPT_LEASE_LATE_LOG_EVENT } from '../../contract/log-events';
+import { ATTEMPT_LEASE_LATE_LOG_EVENT, LEASE_WAIT_NO_TIME_LOG_EVENT } from '../../contract/log-events';
 import { firstLease, keepLease, waitedForLease } from '../../lambdas/consumer/attempt-lease';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
 import { attemptLeaseMs, leaseRenewalMs } from '../../lambdas/core/lease';
@@ -195,28 +195,45 @@ describe('waitedForLease', () => {
     const { deps, sleep } = fakes({ leaseMs: LEASE_MS });
 
     // Act: 2 s of waiting leaves 6.2 s, exactly 5 s + 1.2 s.
-    const waited = await waitedForLease(deps, T0 + 2_000, invocation(8_200), 5_000);
+    const waited = await waitedForLease(
+      deps,
+      { until: T0 + 2_000, messageId: 'orders-1-7' },
+      invocation(8_200),
+      5_000,
+    );
 
     // Assess
     expect(waited).toBe(true);
     expect(sleep).toHaveBeenCalledWith(2_000);
   });
 
-  it('given a wait after which the record would not fit, then it does not wait: the batch hands it back', async () => {
-    const { deps, sleep } = fakes({ leaseMs: LEASE_MS });
-    expect(await waitedForLease(deps, T0 + 2_000, invocation(8_199), 5_000)).toBe(false);
+  it('given a wait after which the record would not fit, then it does not wait, and says so: the batch hands it back', async () => {
+    const { deps, sleep, logs } = fakes({ leaseMs: LEASE_MS });
+    expect(
+      await waitedForLease(deps, { until: T0 + 2_000, messageId: 'orders-1-7' }, invocation(8_199), 5_000),
+    ).toBe(false);
     expect(sleep).not.toHaveBeenCalled();
+    expect(logs).toMatchObject([
+      {
+        event: LEASE_WAIT_NO_TIME_LOG_EVENT,
+        fields: { messageId: 'orders-1-7', waitMs: 2_000, remainingMs: 8_199, longestRecordMs: 5_000 },
+      },
+    ]);
   });
 
   it('given a lease that already ended, then it goes on at once', async () => {
     const { deps, sleep } = fakes({ leaseMs: LEASE_MS });
-    expect(await waitedForLease(deps, T0 - 500, invocation(8_000), 0)).toBe(true);
+    expect(
+      await waitedForLease(deps, { until: T0 - 500, messageId: 'orders-1-7' }, invocation(8_000), 0),
+    ).toBe(true);
     expect(sleep).toHaveBeenCalledWith(0);
   });
 
   it('given a source without leases (SQS), then it never waits: the visibility timeout does', async () => {
     const { deps, sleep } = fakes();
-    expect(await waitedForLease(deps, T0 + 1_000, invocation(60_000), 0)).toBe(false);
+    expect(
+      await waitedForLease(deps, { until: T0 + 1_000, messageId: 'orders-1-7' }, invocation(60_000), 0),
+    ).toBe(false);
     expect(sleep).not.toHaveBeenCalled();
   });
 });
