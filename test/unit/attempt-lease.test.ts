@@ -21,7 +21,7 @@ const LEASE_MS = 3_000;
 function fakes(options: { leaseMs?: number; renew?: () => Promise<unknown> } = {}) {
   let now = T0;
   const alarms: { at: number; ring: () => void; signal: AbortSignal }[] = [];
-  const logs: { event: string; fields: Record<string, unknown> }[] = [];
+  const logs: { event: string; message: string; fields: Record<string, unknown> }[] = [];
   const renewLease = vi.fn(options.renew ?? (async () => aLedgerItem()));
   const sleep = vi.fn(async (ms: number) => {
     now += ms;
@@ -33,8 +33,8 @@ function fakes(options: { leaseMs?: number; renew?: () => Promise<unknown> } = {
     },
     ledger: { renewLease },
     logger: {
-      warn: (_: string, fields: Record<string, unknown>) =>
-        logs.push({ event: String(fields.event), fields }),
+      warn: (message: string, fields: Record<string, unknown>) =>
+        logs.push({ event: String(fields.event), message, fields }),
     },
     now: () => new Date(now),
     sleep,
@@ -161,7 +161,13 @@ describe('keepLease', () => {
 
     // Assess
     expect(renewLease).toHaveBeenCalledTimes(2);
-    expect(logs.map(({ event }) => event)).toStrictEqual(['attempt-lease-not-renewed']);
+    expect(logs).toMatchObject([
+      {
+        event: 'attempt-lease-not-renewed',
+        message: 'attempt lease not renewed',
+        fields: { messageKey: 'orders-1-7' },
+      },
+    ]);
   });
 
   it('given a worker that could not renew before its lease ran out, then it says how late it was', async () => {
@@ -174,7 +180,11 @@ describe('keepLease', () => {
 
     // Assess
     expect(logs).toMatchObject([
-      { event: ATTEMPT_LEASE_LATE_LOG_EVENT, fields: { messageKey: 'orders-1-7', lateMs: 1_500 } },
+      {
+        event: ATTEMPT_LEASE_LATE_LOG_EVENT,
+        message: expect.stringContaining('lapsed before its renewal'),
+        fields: { messageKey: 'orders-1-7', lateMs: 1_500, hint: expect.stringContaining('rebalance') },
+      },
     ]);
   });
 
@@ -216,7 +226,15 @@ describe('waitedForLease', () => {
     expect(logs).toMatchObject([
       {
         event: LEASE_WAIT_NO_TIME_LOG_EVENT,
-        fields: { messageId: 'orders-1-7', waitMs: 2_000, remainingMs: 8_199, longestRecordMs: 5_000 },
+        message: expect.stringContaining('no time left to wait'),
+        fields: {
+          messageId: 'orders-1-7',
+          waitMs: 2_000,
+          remainingMs: 8_199,
+          longestRecordMs: 5_000,
+          timeoutSeconds: 12,
+          hint: expect.stringContaining('held one invocation more'),
+        },
       },
     ]);
   });
