@@ -5,6 +5,7 @@
  * found at its redelivery nor our own ledger refusing its start is written as one.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { bodyDigest } from '../../lambdas/core/ids';
 import { GARBLED_BREAKER_ITEM } from '../../sim/world/breaker-states';
 import { testWorld } from '../../sim/world/scenario';
 import type { World } from '../../sim/world/world';
@@ -59,5 +60,32 @@ describe('an unreadable breaker and a record on its last receive', () => {
     expect(world.queue.messages.has('id-M1')).toBe(true);
     expect(world.ledger.get('id-M1')).toBeUndefined();
     expect(recordProbe).not.toHaveBeenCalled();
+  });
+
+  it('given its attempt still running in another environment, then it is handed back at once, its start tried once: nothing waits here', async () => {
+    // Prepare: another environment began M1's attempt a moment ago and is still at it.
+    const { world } = testWorld();
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    await world.ledger.start({
+      key: 'id-M1',
+      attemptId: 'elsewhere',
+      envId: 'env-elsewhere',
+      messageId: 'id-M1',
+      bodyDigest: bodyDigest('M1'),
+      attemptLimit: 3,
+      now: world.clock.date(),
+      expiresAt: Math.floor(world.clock.now() / 1000) + 86_400,
+    });
+    world.control.corruptBreaker(GARBLED_BREAKER_ITEM);
+    lastReceiveNext(world, 'id-M1');
+    const start = vi.spyOn(world.ledger, 'start');
+
+    // Act
+    const result = await world.deliver(world.environment(), 1);
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'returned', failed: ['id-M1'] });
+    expect(start).toHaveBeenCalledTimes(1);
+    expect(world.ledger.get('id-M1')?.attemptId).toBe('elsewhere');
   });
 });
