@@ -5,11 +5,11 @@
  * and SQS clients are chunks the consumer imports on first use (lambdas/consumer/create-consumer.ts),
  * so a cold start does not load them (issue 24).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import { type BuildOptions, buildSync } from 'esbuild';
+import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
 
 /** The module specifier the consumer handler imports the user's processing module by. */
 export const PROCESSOR_MODULE_ALIAS = 'pq-user-processor';
@@ -35,8 +35,19 @@ const ALIAS_ARG = '--alias:';
 const REQUIRE_SHIM =
   "import { createRequire as __pqCreateRequire } from 'node:module'; const require = __pqCreateRequire(import.meta.url);";
 
+/**
+ * Modules the AWS SDK imports only to run in a browser: its user-agent parser (`bowser`, 38 KiB,
+ * a chunk of its own behind a dynamic import that Node.js never reaches). Left out of the bundle
+ * unless the user's code imports them too (`buildConsumer`).
+ */
+const BROWSER_ONLY = ['bowser'];
+
 /** esbuild's options for the consumer; the bench builds with them too (bench/build/bundles.ts). */
-export function consumerBuildOptions(build: ConsumerBuild, outdir: string): BuildOptions {
+export function consumerBuildOptions(
+  build: ConsumerBuild,
+  outdir: string,
+  leftOut: readonly string[] = BROWSER_ONLY,
+): BuildOptions {
   const user = build.bundling ?? {};
   return {
     entryPoints: { index: build.entry },
@@ -59,7 +70,7 @@ export function consumerBuildOptions(build: ConsumerBuild, outdir: string): Buil
     sourcesContent: user.sourcesContent ?? false,
     // The AWS SDK is bundled rather than taken from the runtime, so the version tested here is
     // the version that runs.
-    external: user.externalModules ?? [],
+    external: user.externalModules ?? [...leftOut],
     // esbuild's size table on every synth is noise; its warnings and errors still show.
     logLevel: user.logLevel ?? nodejs.LogLevel.WARNING,
     // Minified names would reach the stack heads (and the signatures that group quarantine
@@ -82,10 +93,27 @@ export function consumerBuildOptions(build: ConsumerBuild, outdir: string): Buil
  * maps, and `index.meta.json` when the user asks for a metafile, as NodejsFunction writes it.
  */
 export function buildConsumer(build: ConsumerBuild, outdir: string): void {
-  const result = buildSync(consumerBuildOptions(build, outdir));
-  if (result.metafile) {
+  const lean = buildSync({ ...consumerBuildOptions(build, outdir), write: false, metafile: true });
+  // The user's own code importing a module left out gets it bundled, as any other.
+  const result = importedOutsideTheSdk(lean.metafile, BROWSER_ONLY)
+    ? buildSync({ ...consumerBuildOptions(build, outdir, []), write: false, metafile: true })
+    : lean;
+  for (const file of result.outputFiles) {
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.contents);
+  }
+  if (build.bundling?.metafile) {
     writeFileSync(path.join(outdir, 'index.meta.json'), JSON.stringify(result.metafile));
   }
+}
+
+/** Whether code other than the AWS SDK's imports one of `modules` (left external in `metafile`). */
+function importedOutsideTheSdk(metafile: Metafile, modules: readonly string[]): boolean {
+  return Object.entries(metafile.inputs).some(
+    ([input, { imports }]) =>
+      !input.includes('node_modules/@aws-sdk/') &&
+      imports.some((imported) => imported.external === true && modules.includes(imported.path)),
+  );
 }
 
 /** The bundling options PoisonQuarantine cannot honour, or must not let change, as messages. */

@@ -5,7 +5,7 @@
  * processing module brings still run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { EOL, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +13,7 @@ import { deflateRawSync } from 'node:zlib';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_ENTRY_FILE, consumerBuildOptions } from '../../lib/consumer-bundling';
+import { buildConsumer, CONSUMER_ENTRY_FILE, consumerBuildOptions } from '../../lib/consumer-bundling';
 import {
   CONSUMER_BUNDLE_LIMIT_BYTES,
   CONSUMER_INIT_LIMIT_BYTES,
@@ -96,6 +96,12 @@ describe('the AWS clients in the consumer bundle', () => {
     ]);
   });
 
+  it("holds none of the AWS SDK's browser-only code: its user-agent parser (bowser) is never loaded on Node.js", () => {
+    expect(Object.keys(metafile.inputs).filter((input) => input.includes('node_modules/bowser/'))).toEqual(
+      [],
+    );
+  });
+
   it('loads only the DynamoDB client at a cold start', () => {
     expect(clientsIn(metafile, staticClosure(metafile, entry))).toEqual(['client-dynamodb']);
   });
@@ -114,6 +120,27 @@ describe('the AWS clients in the consumer bundle', () => {
       expect(clientsIn(metafile, loaded).filter((name) => name !== 'client-dynamodb')).toEqual([client]);
     },
   );
+});
+
+describe("a user's module the AWS SDK needs only in a browser", () => {
+  it('given a processor that imports bowser itself, then the consumer bundle keeps it', () => {
+    // Prepare
+    const outdir = mkdtempSync(path.join(tmpdir(), 'pq-browser-parsing-'));
+    const processorEntry = path.join(__dirname, 'fixtures', 'browser-parsing-processor.ts');
+    try {
+      // Act: the construct's build, with the metafile a user may ask for.
+      buildConsumer(
+        { entry: HANDLER, processorEntry, runtime: Runtime.NODEJS_LATEST, bundling: { metafile: true } },
+        outdir,
+      );
+
+      // Assess
+      const written = JSON.parse(readFileSync(path.join(outdir, 'index.meta.json'), 'utf8')) as Metafile;
+      expect(Object.keys(written.inputs)).toContain('node_modules/bowser/bowser.mjs');
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('a dependency of CommonJS in the consumer bundle', () => {
