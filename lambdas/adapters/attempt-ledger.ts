@@ -60,6 +60,8 @@ const IS_READY =
 const NOT_QUARANTINING = 'attribute_not_exists(#quarantining)';
 const NOT_AFTER_A_CRASH = 'attribute_not_exists(#lastAttemptCrashed)';
 const IS_REPLAY_OF = '#replayOf = :replayOf';
+/** Not reset for a replay, ever: a replay's generation admits only that replay (core/delivery.ts). */
+const NO_REPLAY = 'attribute_not_exists(#replayOf)';
 const IS_IN_FLIGHT = '#state = :inFlight';
 const IS_PREVIOUS_ATTEMPT = '#attemptId = :previousAttemptId';
 
@@ -95,15 +97,20 @@ export class AttemptLedger {
   /** Rule 1: the one write before the work. Fails closed: any error but the condition throws. */
   async start(input: StartInput): Promise<StartResult> {
     const { replayOf } = input;
+    // A replay's start names it among the replays the item ran, so a redelivery of it after a
+    // later reset is a duplicate (core/delivery.ts `replayAlreadyStarted`).
+    const added = replayOf === undefined ? '' : ', #replaysStarted :replaysStarted';
     const outcome = await this.table.update('start', input.key, {
-      update: `SET ${beginAttempt(input)}, ${COUNTER_DEFAULTS} REMOVE ${cleared(input)} ADD #attempts :one`,
+      update: `SET ${beginAttempt(input)}, ${COUNTER_DEFAULTS} REMOVE ${cleared(input)} ADD #attempts :one${added}`,
       condition: startCondition(input),
       values: {
         ...beginValues(input),
         ':ready': READY,
         ':zero': N(0),
         ':limit': N(input.attemptLimit),
-        ...(replayOf === undefined ? {} : { ':replayOf': S(replayOf) }),
+        ...(replayOf === undefined
+          ? {}
+          : { ':replayOf': S(replayOf), ':replaysStarted': { SS: [replayOf] } }),
       },
     });
     // Without `replayOf` the condition admits a new key, so a refusal always has an item.
@@ -340,10 +347,15 @@ export function quarantinesAs(item: LedgerEntry, quarantineId: string): boolean 
     : item.quarantining?.id === quarantineId;
 }
 
-/** A new key or a retry (`IS_READY`), and on the last receive no crash behind it. */
+/**
+ * A new key or a retry (`IS_READY`), and on the last receive no crash behind it; a retry of an
+ * item reset for a replay only by that replay.
+ */
 function startCondition(input: StartInput): string {
   const ready = input.lastReceive === true ? `(${IS_READY} AND ${NOT_AFTER_A_CRASH})` : IS_READY;
-  return input.replayOf === undefined ? `${IS_NEW} OR ${ready}` : `${ready} AND ${IS_REPLAY_OF}`;
+  return input.replayOf === undefined
+    ? `${IS_NEW} OR (${ready} AND ${NO_REPLAY})`
+    : `${ready} AND ${IS_REPLAY_OF}`;
 }
 
 function startResult(operation: string, key: string, outcome: Outcome): StartResult {

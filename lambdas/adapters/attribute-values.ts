@@ -58,6 +58,14 @@ export class ItemReader {
     return this.item[name] === undefined ? undefined : this.string(name);
   }
 
+  /** A string set, sorted (DynamoDB keeps no order); absent means none. */
+  optionalStringSet(name: string): string[] | undefined {
+    if (this.item[name] === undefined) return undefined;
+    const values = this.item[name].SS;
+    if (values === undefined) throw this.malformed(name, 'a string set');
+    return [...values].sort();
+  }
+
   number(name: string): number {
     const text = this.item[name]?.N;
     const value = text === undefined ? Number.NaN : Number(text);

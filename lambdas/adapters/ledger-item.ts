@@ -35,6 +35,7 @@ export function toLedgerEntry(item: Item): LedgerEntry {
       external: externalFromItem(read.optionalMap('external')),
       unrepeatable: externalFromItem(read.optionalMap('unrepeatable')),
       replayOf: read.optionalString('replayOf'),
+      replaysStarted: read.optionalStringSet('replaysStarted'),
       bodyDigest: read.optionalString('bodyDigest'),
       lastError: evidenceFromItem(read.optionalMap('lastError')),
       quarantineId: read.optionalString('quarantineId'),

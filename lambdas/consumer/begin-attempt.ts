@@ -5,7 +5,7 @@
  */
 
 import { MESSAGE_KEY_ATTRIBUTE, REPLAY_OF_ATTRIBUTE } from '../../contract/message-attributes';
-import { type DeliveryDecision, decideDelivery } from '../core/delivery';
+import { type DeliveryDecision, decideDelivery, replayAlreadyStarted } from '../core/delivery';
 import { bodyDigest, collisionQuarantineId } from '../core/ids';
 import { type RecordKey, recordKey } from '../core/message-key';
 import type { LedgerItem } from '../core/types';
@@ -53,6 +53,8 @@ export async function beginAttempt(
 
   const previous = started.previous;
   if (identity.replayOf !== undefined && previous?.replayOf !== identity.replayOf) {
+    // The item ran this replay before a later one reset it: this is that replay delivered again.
+    if (replayAlreadyStarted(previous, identity.replayOf)) return { kind: 'duplicate' };
     // Not the item an operator reset for this replay: a producer's attributes, not a replay.
     deps.logger.warn('replay attributes ignored: no such replay is pending; using the messageId', {
       event: 'message-key-fallback',
@@ -66,6 +68,7 @@ export async function beginAttempt(
     messageId: record.messageId,
     bodyDigest: attempt.bodyDigest,
     lastReceive: onLastReceive(deps, record),
+    ...(identity.replayOf === undefined ? {} : { replayOf: identity.replayOf }),
   };
   let decision = decideDelivery(previous, undefined, deps.config.policy, now.getTime(), delivered);
   if (decision.kind === 'need-crash-context') {

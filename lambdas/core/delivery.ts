@@ -26,6 +26,8 @@ export interface Delivered {
    * SQS's last receive before the backstop (core/receive-limit.ts). Absent: not the last.
    */
   readonly lastReceive?: boolean;
+  /** The operator's replay it carries the mark of (`pq-replay-of`). Absent: no replay. */
+  readonly replayOf?: string;
 }
 
 /** Rule 5: one message in flight, the crash is its own. Rule 6: several, nobody is blamed. */
@@ -101,12 +103,37 @@ export function decideDelivery(
         : { kind: 'duplicate', state: previous.state };
     case LEDGER_STATE.ready:
     case LEDGER_STATE.inFlight:
+      if (previous.replayOf !== undefined && delivered.replayOf !== previous.replayOf) {
+        return notTheReplay(previous, delivered);
+      }
       return ownSettlement(
         previous,
         delivered,
         crashOnLastReceive(previous, delivered, decideOpen(previous, crash, policy, now)),
       );
   }
+}
+
+/**
+ * An item an operator reset for a replay belongs to that replay: only deliveries with its mark
+ * start, retry or settle attempts in the generation (issue 38). A delivery of the original
+ * (Kafka redelivers a failed batch from its first uncommitted offset, SQS may deliver twice) is
+ * a duplicate: its work ended in the quarantine being replayed. Another message under the key is
+ * kept apart as a collision, as after a completion.
+ */
+function notTheReplay(previous: LedgerItem, delivered: Delivered): DeliveryDecision {
+  return isOtherMessage(previous, delivered)
+    ? { kind: 'key-collision' }
+    : { kind: 'duplicate', state: LEDGER_STATE.quarantined };
+}
+
+/**
+ * A replay whose mark names another quarantine than the one the item was reset for: the item ran
+ * it already when a later replay reset it again (a redelivery of the earlier replay: a duplicate),
+ * or no operator ever made it (a producer's attributes, ignored).
+ */
+export function replayAlreadyStarted(previous: LedgerItem | undefined, replayOf: string): boolean {
+  return previous?.replaysStarted?.includes(replayOf) === true;
 }
 
 /** Decisions that settle the previous attempt's message: quarantining it, or completing it. */

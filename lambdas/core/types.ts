@@ -52,8 +52,16 @@ export interface LedgerItem {
    * answer does (a replay resets it).
    */
   readonly unrepeatable?: ExternalRecord;
-  /** The quarantine id an operator's replay was made from (set by the reset before the replay). */
+  /**
+   * The quarantine id an operator's replay was made from (set by the reset before the replay).
+   * From the reset on, the generation is that replay's: no delivery without its mark starts in it.
+   */
   readonly replayOf?: string;
+  /**
+   * The quarantine ids whose replays started on this item, sorted (absent: none): a replay
+   * delivered again after a later reset is a duplicate, not a message of its own.
+   */
+  readonly replaysStarted?: readonly string[];
   /** sha256 of the body of the latest attempt's message: tells a redelivery from a key collision. */
   readonly bodyDigest?: string;
   readonly lastError?: ErrorEvidence;

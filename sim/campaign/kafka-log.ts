@@ -6,7 +6,9 @@
  * looked at (a start write of the ledger: the consumer took it up). Whether a record has ended is
  * asked of the world as it stands at that moment: a quarantine record of its own, or its key's
  * ledger item completed or quarantined as this record (its messageId) or as the same bytes (a
- * duplicate, rule 13, acknowledged without work). It decides nothing.
+ * duplicate, rule 13, acknowledged without work), or reset for the replay of a quarantine that
+ * holds this record or its bytes (the replay carries it on; the record itself is a duplicate).
+ * It decides nothing.
  */
 import { LEDGER_STATE } from '../../contract/ledger';
 import { kafkaRecordId } from '../../contract/sources';
@@ -100,8 +102,19 @@ export class KafkaLog {
     for (const stored of this.world.quarantine.records.values())
       if (stored.messageId === record.messageId) return true;
     const item = this.world.ledger.get(record.key);
-    if (item?.state !== LEDGER_STATE.completed && item?.state !== LEDGER_STATE.quarantined) return false;
+    if (item?.state !== LEDGER_STATE.completed && item?.state !== LEDGER_STATE.quarantined)
+      return item?.replayOf !== undefined && this.holds(item.replayOf, record);
     return item.messageId === record.messageId || item.bodyDigest === record.digest;
+  }
+
+  /** The quarantine record `id` holds this record, or its exact bytes. */
+  private holds(id: string, record: ProducedRecord): boolean {
+    const stored = this.world.quarantine.records.get(id);
+    if (stored === undefined) return false;
+    return (
+      stored.messageId === record.messageId ||
+      this.world.quarantine.objects.get(stored.bodyKey)?.equals(record.bytes) === true
+    );
   }
 
   /** The records of a partition before `offset`, in order. */

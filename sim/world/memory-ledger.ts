@@ -47,8 +47,7 @@ export class MemoryLedger implements LedgerPort {
     const admitted =
       current === undefined
         ? input.replayOf === undefined
-        : admitsRetry(current, input) &&
-          (input.replayOf === undefined || current.replayOf === input.replayOf);
+        : admitsRetry(current, input) && current.replayOf === input.replayOf;
     if (!admitted) {
       // As AttemptLedger: a replay start on no item fails its condition with nothing to return.
       return { started: false, previous: current && copy(current) };
@@ -63,6 +62,8 @@ export class MemoryLedger implements LedgerPort {
       ...begin(input, current),
       attempts: (current?.attempts ?? 0) + 1,
     };
+    if (input.replayOf !== undefined)
+      next.replaysStarted = withReplay(current?.replaysStarted, input.replayOf);
     delete next.external;
     delete next.lastAttemptCrashed;
     if (input.aliveUntil === undefined) delete next.aliveUntil;
@@ -323,6 +324,11 @@ function admitsRetry(current: Stored, input: StartInput): boolean {
     current.quarantining === undefined &&
     !(input.lastReceive === true && current.lastAttemptCrashed === true)
   );
+}
+
+/** DynamoDB's `ADD` to a string set, read back sorted as the adapter reads it. */
+function withReplay(started: readonly string[] | undefined, replayOf: string): string[] {
+  return [...new Set([...(started ?? []), replayOf])].sort();
 }
 
 function isOpen(item: Stored): boolean {

@@ -446,9 +446,11 @@ describe('operator side', () => {
     });
     expect(reset.quarantineId).toBeUndefined();
     expect(reset.external).toBeUndefined();
-    expect(await ledger.start(attempt(key, { now: T1 }))).toMatchObject({
+    // Only the replay's own start takes the reset (a plain one is the original again).
+    expect(await ledger.start(attempt(key, { now: T1 }))).toMatchObject({ started: false });
+    expect(await ledger.start(attempt(key, { now: T1, replayOf: 'q-r' }))).toMatchObject({
       started: true,
-      item: { attempts: 3, generation: 1 },
+      item: { attempts: 3, generation: 1, replaysStarted: ['q-r'] },
     });
     await expect(
       operator.resetForReplay(key, { expectedState: 'quarantined', now: T1 }),

@@ -193,7 +193,40 @@ onEveryPortsWorld((world) => {
       expect(reset).toStrictEqual(ended(begun(key, 'a1'), { state: 'ready', ...replayed }));
       expect(result).toStrictEqual({
         started: true,
-        item: begun(key, 'a2', { attempts: 2, ...replayed, lastAttemptAt: iso(30) }),
+        item: begun(key, 'a2', { attempts: 2, ...replayed, replaysStarted: ['q1'], lastAttemptAt: iso(30) }),
+      });
+    });
+
+    it('given a replay of q1 that started, when the item is quarantined again and reset for q2, then it still names q1 among the replays started, beside q2', async () => {
+      // Prepare: the replay of q1 runs and ends in a second quarantine, which the operator replays too.
+      const key = newKey('replayed-twice');
+      await resetForReplayOf(key);
+      await ports.ledger.start(startOf(key, 'a2', { replayOf: 'q1', now: at(30) }));
+      await ports.ledger.markQuarantined(key, {
+        attemptId: 'a2',
+        quarantineId: 'q2',
+        charge: 1,
+        now: at(40),
+      });
+      await ports.ledger.resetForReplay(key, {
+        expectedState: 'quarantined',
+        quarantineId: 'q2',
+        now: at(50),
+      });
+
+      // Act: the replay of q2 starts; a redelivered replay of q1 is refused.
+      const second = await ports.ledger.start(startOf(key, 'a3', { replayOf: 'q2', now: at(60) }));
+      await ports.ledger.recordFailure(key, 'a3', {
+        counters: { charged: 1, transientFailures: 1, unknownFailures: 0 },
+        now: at(70),
+      });
+      const redelivered = await ports.ledger.start(startOf(key, 'a4', { replayOf: 'q1', now: at(80) }));
+
+      // Assess: the set keeps both, in one order whatever DynamoDB returns.
+      expect(second).toMatchObject({ started: true, item: { replayOf: 'q2', replaysStarted: ['q1', 'q2'] } });
+      expect(redelivered).toMatchObject({
+        started: false,
+        previous: { state: 'ready', replayOf: 'q2', replaysStarted: ['q1', 'q2'] },
       });
     });
 
@@ -209,18 +242,35 @@ onEveryPortsWorld((world) => {
       expect(result).toStrictEqual({ started: false, previous: reset });
     });
 
-    it('given an item reset for replay, when a plain redelivery starts, then it is admitted: the mark guards replay starts only', async () => {
+    it("given an item reset for replay, when a plain redelivery of the original starts, then it is refused: the reset is the replay's alone", async () => {
       // Prepare
       const key = newKey('plain-after-reset');
-      await resetForReplayOf(key);
+      const reset = await resetForReplayOf(key);
 
       // Act
       const result = await ports.ledger.start(startOf(key, 'a2', { now: at(30) }));
 
       // Assess
-      expect(result).toMatchObject({
+      expect(result).toStrictEqual({ started: false, previous: reset });
+    });
+
+    it("given the replay of q1 started and failed, when a plain delivery starts, then it is refused: the generation stays the replay's", async () => {
+      // Prepare
+      const key = newKey('plain-in-replay-generation');
+      await resetForReplayOf(key);
+      await ports.ledger.start(startOf(key, 'a2', { replayOf: 'q1', now: at(30) }));
+      const counters = { charged: 1, transientFailures: 1, unknownFailures: 0 };
+      const failed = await ports.ledger.recordFailure(key, 'a2', { counters, now: at(40) });
+
+      // Act
+      const plain = await ports.ledger.start(startOf(key, 'a3', { now: at(50) }));
+      const retry = await ports.ledger.start(startOf(key, 'a4', { replayOf: 'q1', now: at(60) }));
+
+      // Assess
+      expect(plain).toStrictEqual({ started: false, previous: failed });
+      expect(retry).toMatchObject({
         started: true,
-        item: { attemptId: 'a2', generation: 1, replayOf: 'q1' },
+        item: { attemptId: 'a4', attempts: 3, replaysStarted: ['q1'] },
       });
     });
 

@@ -2,7 +2,8 @@
  * The steps before the work (consumer/begin-attempt.ts) that mutation testing (npm run mutation)
  * found unpinned: what an outcome-unknown redelivery reports to rule 7, our own tables refusing
  * the start (in and out of a half-open window), an error of ours at the start that is no table
- * failing, replay attributes that name no pending replay, a colliding message's evidence, and a
+ * failing, replay attributes that name no pending replay, an original or an earlier replay
+ * delivered again after a reset for a replay, a colliding message's evidence, and a
  * quarantine finished at redelivery with the error it began with.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -135,6 +136,81 @@ describe('replay attributes that name no pending replay', () => {
         messageId: 'id-M1',
         why: 'pq-message-key does not name an item reset for this replay',
       },
+    );
+  });
+});
+
+describe('an item reset for a replay belongs to that replay (issue 38, seed 796689999)', () => {
+  const mailThenFail = [
+    [{ do: 'external', name: 'mail', result: 'ok' } as const, { do: 'throw', error: 'permanent' } as const],
+  ];
+
+  /** M1 quarantined, and its ledger item reset by an operator for the replay of that record. */
+  async function quarantinedAndReset(world: World) {
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    await drive(world);
+    return resetForLatestRecord(world);
+  }
+
+  async function resetForLatestRecord(world: World) {
+    const record = [...world.quarantine.records.values()].at(-1);
+    if (record === undefined) throw new Error('nothing was quarantined');
+    await world.ledger.resetForReplay('id-M1', {
+      expectedState: 'quarantined',
+      quarantineId: record.id,
+      now: world.clock.date(),
+    });
+    return record.id;
+  }
+
+  function sendReplay(world: World, replayOf: string) {
+    world.queue.send({
+      messageId: 'id-R1',
+      body: 'M1',
+      messageAttributes: {
+        [REPLAY_OF_ATTRIBUTE]: { dataType: 'String', stringValue: replayOf },
+        [MESSAGE_KEY_ATTRIBUTE]: { dataType: 'String', stringValue: 'id-M1' },
+      },
+    });
+  }
+
+  it('given the original delivered again after the reset, then it is a duplicate: the work does not run again, the item waits for the replay', async () => {
+    // Prepare
+    const { world, outside } = testWorld({ scripts: { M1: mailThenFail } });
+    const q1 = await quarantinedAndReset(world);
+
+    // Act
+    world.queue.send({ messageId: 'id-M1', body: 'M1' });
+    await drive(world);
+
+    // Assess
+    expect(outside.count('id-M1', 'mail')).toBe(1);
+    expect(world.queue.messages.size).toBe(0);
+    expect(world.ledger.get('id-M1')).toMatchObject({ state: 'ready', attempts: 1, replayOf: q1 });
+  });
+
+  it('given a replay that ran into a second quarantine, itself reset for its replay, when the first replay is delivered again, then it is a duplicate, not a new message', async () => {
+    // Prepare
+    const warn = vi.spyOn(Logger.prototype, 'warn');
+    const { world, outside } = testWorld({ scripts: { M1: mailThenFail } });
+    const q1 = await quarantinedAndReset(world);
+    sendReplay(world, q1);
+    await drive(world);
+    const q2 = await resetForLatestRecord(world);
+
+    // Act
+    sendReplay(world, q1);
+    await drive(world);
+
+    // Assess
+    expect(q2).not.toBe(q1);
+    expect(outside.count('id-M1', 'mail')).toBe(2);
+    expect(outside.count('id-R1', 'mail')).toBe(0);
+    expect(world.ledger.get('id-R1')).toBeUndefined();
+    expect(world.queue.messages.size).toBe(0);
+    expect(warn).not.toHaveBeenCalledWith(
+      expect.anything(),
+      expect.objectContaining({ event: 'message-key-fallback' }),
     );
   });
 });

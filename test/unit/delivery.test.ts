@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   type CrashContext,
+  type Delivered,
   type DeliveryDecision,
   decideDelivery,
   failureEventForMessage,
+  replayAlreadyStarted,
 } from '../../lambdas/core/delivery';
 import { planSuspects, staggerSeconds, suspectOrder } from '../../lambdas/core/suspects';
 import type { ExternalRecord, LedgerItem } from '../../lambdas/core/types';
@@ -459,6 +461,78 @@ describe('deliveries the start write refused for the new reasons', () => {
     expect(decideDelivery(aLedgerItem(previous), crash, policy, AN_HOUR_LATER, delivered)).toStrictEqual(
       expected,
     );
+  });
+});
+
+describe('an item an operator reset for a replay belongs to that replay (issue 38, seed 796689999)', () => {
+  const replayGeneration = { generation: 1, replayOf: 'q1', bodyDigest: 'digest-1' };
+  const young = Date.parse(aLedgerItem().lastAttemptAt) + 10_000;
+  const REPLAY = { messageId: 'replay-1', bodyDigest: 'digest-1', replayOf: 'q1' };
+  it.each<[string, Partial<LedgerItem>, number, Delivered, DeliveryDecision]>([
+    [
+      'the original message again, before its replay ran: a duplicate, its work ended in the quarantine replayed',
+      { ...replayGeneration, state: 'ready' },
+      AN_HOUR_LATER,
+      REDELIVERED,
+      { kind: 'duplicate', state: 'quarantined' },
+    ],
+    [
+      'the same bytes under another id (a Kafka redelivery of the original at its offset): a duplicate',
+      { ...replayGeneration, state: 'ready', messageId: 'replay-1' },
+      AN_HOUR_LATER,
+      { messageId: 'orders-0-0', bodyDigest: 'digest-1' },
+      { kind: 'duplicate', state: 'quarantined' },
+    ],
+    [
+      "another message under the key: a collision, never a start in the replay's generation",
+      { ...replayGeneration, state: 'ready' },
+      AN_HOUR_LATER,
+      { messageId: 'another', bodyDigest: 'digest-2' },
+      { kind: 'key-collision' },
+    ],
+    [
+      "the original while the replay's attempt crashed: a duplicate, only the replay settles its crash",
+      { ...replayGeneration, state: 'in-flight', messageId: 'replay-1' },
+      AN_HOUR_LATER,
+      REDELIVERED,
+      { kind: 'duplicate', state: 'quarantined' },
+    ],
+    [
+      "the original while the replay's attempt runs: a duplicate, nothing to wait for",
+      { ...replayGeneration, state: 'in-flight', messageId: 'replay-1' },
+      young,
+      REDELIVERED,
+      { kind: 'duplicate', state: 'quarantined' },
+    ],
+    [
+      'the replay itself, its retry refused for another reason (the limit): decided as any delivery',
+      { ...replayGeneration, state: 'ready', envId: undefined, charged: 3 },
+      AN_HOUR_LATER,
+      REPLAY,
+      { kind: 'quarantine', reason: 'crash-limit', charge: 0, crash: 'none' },
+    ],
+    [
+      'the replay itself after its attempt crashed: the crash is settled as any other',
+      { ...replayGeneration, state: 'in-flight', messageId: 'replay-1' },
+      AN_HOUR_LATER,
+      REPLAY,
+      { kind: 'need-crash-context', envId: 'env-a' },
+    ],
+  ])('given %s', (_name, previous, now, delivered, expected) => {
+    expect(decideDelivery(aLedgerItem(previous), undefined, policy, now, delivered)).toStrictEqual(expected);
+  });
+
+  it.each<[string, boolean, LedgerItem | undefined]>([
+    [
+      'reset again for a later replay after it started',
+      true,
+      aLedgerItem({ replayOf: 'q2', replaysStarted: ['q1'] }),
+    ],
+    ['never started by it', false, aLedgerItem({ replayOf: 'q2', replaysStarted: ['q0'] })],
+    ['without replays', false, aLedgerItem()],
+    ['absent', false, undefined],
+  ])('given a replay of q1 arriving at an item %s, then started already: %s', (_name, started, item) => {
+    expect(replayAlreadyStarted(item, 'q1')).toBe(started);
   });
 });
 
