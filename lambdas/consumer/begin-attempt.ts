@@ -68,7 +68,7 @@ export async function beginAttempt(
     messageId: record.messageId,
     bodyDigest: attempt.bodyDigest,
     lastReceive: onLastReceive(deps, record),
-    ...(identity.replayOf === undefined ? {} : { replayOf: identity.replayOf }),
+    replayOf: identity.replayOf,
   };
   let decision = decideDelivery(previous, undefined, deps.config.policy, now.getTime(), delivered);
   if (decision.kind === 'need-crash-context') {
