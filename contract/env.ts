@@ -29,6 +29,12 @@ export const ENV = {
    * (Kafka counts no deliveries: these stand in for SQS's receives, rule 3 over rule 7).
    */
   kafkaMaxFailedProbes: 'PQ_KAFKA_MAX_FAILED_PROBES',
+  /**
+   * Kafka only, "true" when the mapping reports batch item failures (provisioned mode): a batch
+   * with a record that stays answers where each held partition resumes instead of failing whole,
+   * so the other partitions of its payload are committed. Absent: "false".
+   */
+  kafkaPartialBatchResponse: 'PQ_KAFKA_PARTIAL_BATCH_RESPONSE',
   /** URL of the source queue (for visibility changes and replays); SQS only. */
   sourceQueueUrl: 'PQ_SOURCE_QUEUE_URL',
   /** ARN of the source queue (recorded as evidence); SQS only. */

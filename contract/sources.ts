@@ -19,8 +19,8 @@ export const KAFKA_EVENT_SOURCE = {
 } as const;
 
 /**
- * A Kafka record's id, as Lambda's Kafka partial batch response names it (`topic-partition-offset`):
- * the ledger's default message key, so an attempt record is keyed by topic, partition and offset.
+ * A Kafka record's id (`topic-partition-offset`): the ledger's default message key, so an attempt
+ * record is keyed by topic, partition and offset.
  */
 export function kafkaRecordId(topic: string, partition: number, offset: number | string): string {
   return `${topic}-${partition}-${offset}`;
@@ -37,6 +37,33 @@ export function kafkaSourceName(cluster: string, topic: string): string {
 /** The ordering group of a Kafka record: its topic-partition, as the event groups records. */
 export function kafkaPartitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
+}
+
+/**
+ * Where a Kafka partial batch response (provisioned mode with `ReportBatchItemFailures`) tells the
+ * mapping to resume a topic-partition: at `offset`, the partition's first record that stays.
+ * Lambda's format, as AWS's Powertools batch utility writes it.
+ */
+export interface KafkaItemIdentifier {
+  /** `topic-partition`, as the event keys its records (`kafkaPartitionKey`). */
+  readonly partition: string;
+  readonly offset: number;
+}
+
+/**
+ * The record a Kafka item identifier names (`topic-partition-offset`), or undefined when it is not
+ * one (Lambda then fails the whole batch); whether the batch holds it is the reader's to check.
+ */
+export function kafkaItemRecordId(identifier: unknown): string | undefined {
+  const { partition, offset } = (identifier ?? {}) as Partial<Record<keyof KafkaItemIdentifier, unknown>>;
+  return typeof partition === 'string' && Number.isSafeInteger(offset) && (offset as number) >= 0
+    ? `${partition}-${offset}`
+    : undefined;
+}
+
+/** A Kafka function's answer with partial batch responses on: one identifier per partition held. */
+export interface KafkaBatchResponse {
+  readonly batchItemFailures: readonly { readonly itemIdentifier: KafkaItemIdentifier }[];
 }
 
 /**

@@ -56,6 +56,16 @@ export interface KafkaSourceProps {
   readonly maxFailedProbes?: number;
 
   /**
+   * Provisioned mode: the pollers Lambda keeps for the mapping (1 to 200 at least, up to 2000 at
+   * most), with partial batch responses (`ReportBatchItemFailures`) turned on. A payload of several
+   * partitions with a record that stays then holds that record's partition alone, and the others
+   * are committed; provisioned pollers are billed by the hour (docs/costs.md).
+   * @default - on-demand pollers: a payload with a record that stays fails whole, and its other
+   * partitions wait with it, for as many invocations as it stays
+   */
+  readonly provisionedPollerConfig?: lambda.ProvisionedPollerConfig;
+
+  /**
    * The Secrets Manager secret Lambda authenticates with: SASL/SCRAM or SASL/PLAIN credentials,
    * or an mTLS client certificate, as `authenticationMethod` says. The consumer's role may read it.
    * @default - none: IAM authentication on an MSK cluster; unauthenticated brokers in `vpc` for a
@@ -109,6 +119,9 @@ const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 const CONSUMER_GROUP_ID = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
 /** As an SQS redrive's maxReceiveCount, for which it stands. */
 const MAX_FAILED_PROBES = 1000;
+/** Lambda's limits of a provisioned Kafka mapping's pollers. */
+const MAX_MINIMUM_POLLERS = 200;
+const MAX_MAXIMUM_POLLERS = 2000;
 
 const known = (value: string) => !Token.isUnresolved(value);
 
@@ -118,6 +131,7 @@ export function kafkaSourceProblems(kafka: KafkaSourceProps): string[] {
     ...clusterProblems(kafka),
     ...topicAndGroupProblems(kafka),
     ...failedProbesProblems(kafka),
+    ...pollerProblems(kafka),
     ...authenticationProblems(kafka),
     ...networkProblems(kafka),
   ];
@@ -179,6 +193,37 @@ function failedProbesProblems({ maxFailedProbes }: KafkaSourceProps): string[] {
   return Number.isInteger(maxFailedProbes) && maxFailedProbes >= 1 && maxFailedProbes <= MAX_FAILED_PROBES
     ? []
     : [`kafka.maxFailedProbes must be an integer from 1 to ${MAX_FAILED_PROBES} (given ${maxFailedProbes})`];
+}
+
+/** Lambda's ranges of provisioned pollers, each bound an integer. */
+function pollerProblems({ provisionedPollerConfig: pollers }: KafkaSourceProps): string[] {
+  if (pollers === undefined) return [];
+  const { minimumPollers: min, maximumPollers: max } = pollers;
+  const outside = (value: number | undefined, limit: number) =>
+    value !== undefined &&
+    !Token.isUnresolved(value) &&
+    !(Number.isInteger(value) && value >= 1 && value <= limit);
+  const errors: string[] = [];
+  if (outside(min, MAX_MINIMUM_POLLERS))
+    errors.push(
+      `kafka.provisionedPollerConfig.minimumPollers must be an integer from 1 to ${MAX_MINIMUM_POLLERS} (given ${min})`,
+    );
+  if (outside(max, MAX_MAXIMUM_POLLERS))
+    errors.push(
+      `kafka.provisionedPollerConfig.maximumPollers must be an integer from 1 to ${MAX_MAXIMUM_POLLERS} (given ${max})`,
+    );
+  if (
+    errors.length === 0 &&
+    min !== undefined &&
+    max !== undefined &&
+    !Token.isUnresolved(min) &&
+    !Token.isUnresolved(max) &&
+    min > max
+  )
+    errors.push(
+      `kafka.provisionedPollerConfig.minimumPollers must not exceed maximumPollers (given ${min} and ${max})`,
+    );
+  return errors;
 }
 
 function authenticationProblems(kafka: KafkaSourceProps): string[] {

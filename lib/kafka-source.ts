@@ -45,8 +45,9 @@ export function kafkaSourceName(kafka: KafkaSourceProps): string {
  * Adds the Kafka mapping to the consumer, with the grants it needs. Lambda's defaults otherwise:
  * on-demand pollers, no partial batch response, retries for ever, no maximum record age. The
  * consumer fails a batch whole when a record stays (lambdas/sources/kafka.ts, RecordsHeldError),
- * so the mapping delivers it again from there whatever its response types (docs/behaviour.md,
- * "Kafka sources").
+ * so the mapping delivers it again from there whatever its retry settings (docs/behaviour.md,
+ * "Kafka sources"); with provisioned pollers it answers where each held partition resumes
+ * instead, and the mapping reads that (`ReportBatchItemFailures`).
  */
 export function addKafkaSource(
   consumer: lambda.Function,
@@ -62,6 +63,10 @@ export function addKafkaSource(
     sourceAccessConfigurations: accessConfigurations(kafka),
     batchSize: settings.batchSize,
     maxBatchingWindow: settings.maxBatchingWindow,
+    // Provisioned mode reads partial batch responses; the consumer answers them (PQ_KAFKA_PARTIAL_BATCH_RESPONSE).
+    ...(kafka.provisionedPollerConfig === undefined
+      ? {}
+      : { provisionedPollerConfig: kafka.provisionedPollerConfig, reportBatchItemFailures: true }),
   });
   grantKafkaReads(consumer.role as iam.IRole, kafka);
   return mapping;

@@ -594,6 +594,7 @@ export class PoisonQuarantine extends Construct {
         [ENV.kafkaCluster]: kafkaCluster(kafka),
         [ENV.kafkaTopic]: kafka.topic,
         [ENV.kafkaMaxFailedProbes]: String(kafka.maxFailedProbes ?? DEFAULTS.kafkaMaxFailedProbes),
+        [ENV.kafkaPartialBatchResponse]: String(kafka.provisionedPollerConfig !== undefined),
       };
     }
     return {

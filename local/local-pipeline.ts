@@ -266,6 +266,7 @@ async function readTopic(
     // Lambda's default group is the mapping's UUID.
     groupId: kafka.consumerGroupId ?? mapping.uuid,
     startingPosition: kafka.startingPosition,
+    reportBatchItemFailures: mapping.functionResponseTypes.includes('ReportBatchItemFailures'),
     fetchMaxWaitMs: 200,
   });
   const source = new KafkaPipelineSource(bootstrap, kafka.topic, runner);

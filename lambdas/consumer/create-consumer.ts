@@ -9,6 +9,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRIC_SERVICE } from '../../contract/metrics';
+import type { KafkaBatchResponse } from '../../contract/sources';
 import { AttemptLedger } from '../adapters/attempt-ledger';
 import type { ClientOptions } from '../adapters/client-config';
 import { ControlState } from '../adapters/control-state';
@@ -38,7 +39,9 @@ import { UnrecordedFailures } from './unrecorded-failures';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 /** The deployed handler: the configured source's event in, its answer out. */
-export type SourceHandler = (event: SQSEvent | KafkaEvent, context: Context) => Promise<SQSBatchResponse>;
+/** A queue's answer names the messages that stay; a Kafka one where each held partition resumes. */
+export type SourceResponse = SQSBatchResponse | KafkaBatchResponse;
+export type SourceHandler = (event: SQSEvent | KafkaEvent, context: Context) => Promise<SourceResponse>;
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
 
 export interface ConsumerOptions {
@@ -87,7 +90,7 @@ export function createConsumer(options: ConsumerOptions): SourceHandler {
       alarm: (ms, signal) =>
         sleep(ms, undefined, { signal, ref: false }).catch(() => new Promise<void>(() => undefined)),
     },
-    source.port as EventSourcePort<SQSEvent | KafkaEvent, SQSBatchResponse>,
+    source.port as EventSourcePort<SQSEvent | KafkaEvent, SourceResponse>,
   );
   return (event, context) => {
     // Every line of this invocation names its request, and the first one's the cold start.
@@ -101,7 +104,9 @@ export function createConsumer(options: ConsumerOptions): SourceHandler {
  * through (an SQS queue's is connected on first use, below).
  */
 function sourceOf(config: ConsumerConfig): {
-  readonly port: EventSourcePort<SQSEvent, SQSBatchResponse> | EventSourcePort<KafkaEvent, SQSBatchResponse>;
+  readonly port:
+    | EventSourcePort<SQSEvent, SQSBatchResponse>
+    | EventSourcePort<KafkaEvent, KafkaBatchResponse>;
   readonly queue?: SourceQueuePort;
 } {
   if (config.kafka === undefined) return { port: SQS_SOURCE };
@@ -109,6 +114,7 @@ function sourceOf(config: ConsumerConfig): {
     cluster: config.kafka.cluster,
     marginMs: timeMarginMs(config.policy.attemptTimeoutSeconds),
     sleep: (ms) => sleep(ms),
+    partialBatchResponse: config.kafka.partialBatchResponse,
   });
 }
 

@@ -68,6 +68,8 @@ export interface KafkaSettings {
   readonly topic: string;
   /** Failed half-open probes after which a record is quarantined `receive-limit` (PQ_KAFKA_MAX_FAILED_PROBES). */
   readonly maxFailedProbes: number;
+  /** The mapping reads a partial batch response (PQ_KAFKA_PARTIAL_BATCH_RESPONSE). */
+  readonly partialBatchResponse: boolean;
 }
 
 /** Declaration order in contract/env.ts, so problems are reported in a predictable order. */
@@ -147,7 +149,12 @@ type SourceSettings = Pick<
 >;
 /** The variables of the other kind of source: set, they say the function is wired to the wrong one. */
 const SQS_ONLY = [ENV.sourceQueueUrl, ENV.sourceQueueArn, ENV.fifo, ENV.backstopMaxReceiveCount];
-const KAFKA_ONLY = [ENV.kafkaCluster, ENV.kafkaTopic, ENV.kafkaMaxFailedProbes];
+const KAFKA_ONLY = [
+  ENV.kafkaCluster,
+  ENV.kafkaTopic,
+  ENV.kafkaMaxFailedProbes,
+  ENV.kafkaPartialBatchResponse,
+];
 
 /** The source's settings: an SQS queue (the default) or a Kafka topic, never a mix of both. */
 function readSource(env: Environment, read: Reader, problems: ConfigProblem[]): SourceSettings {
@@ -160,13 +167,14 @@ function readSource(env: Environment, read: Reader, problems: ConfigProblem[]): 
     const cluster = read.required(ENV.kafkaCluster, 'an MSK cluster ARN or bootstrap servers');
     const topic = read.required(ENV.kafkaTopic, 'a topic name');
     const maxFailedProbes = read.integer(ENV.kafkaMaxFailedProbes, DEFAULTS.kafkaMaxFailedProbes, 1);
+    const partialBatchResponse = read.boolean(ENV.kafkaPartialBatchResponse, false);
     return {
       sourceKind: kind,
       sourceQueueUrl: '',
       sourceQueueArn: kafkaSourceName(cluster, topic),
       fifo: false,
       ordered: true,
-      kafka: { cluster, topic, maxFailedProbes },
+      kafka: { cluster, topic, maxFailedProbes, partialBatchResponse },
     };
   }
   const sourceQueueUrl = read.required(ENV.sourceQueueUrl, 'an SQS queue URL', /^https?:\/\/\S+$/);

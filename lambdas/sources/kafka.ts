@@ -9,12 +9,20 @@
  * delete early. So a batch with a record that stays fails as a whole once it has run what it can
  * (`RecordsHeldError`): the mapping delivers it again from its first offset, whatever its retry
  * settings or response types, and the records before it that finished are acknowledged by the
- * ledger without work (rule 13). A hand-back's delay (a transient retry's backoff, a pause's
- * cool-down) is waited out in the invocation, as far as its time allows, before that failure:
- * the partition waits as an SQS message would under its visibility timeout.
+ * ledger without work (rule 13). A mapping that reads partial batch responses (provisioned mode,
+ * `partialBatchResponse`) is answered instead where each held partition resumes: its first record
+ * that stays; the payload's other partitions are committed. A hand-back's delay (a transient
+ * retry's backoff, a pause's cool-down) is waited out in the invocation, as far as its time
+ * allows, before either answer: the partition waits as an SQS message would under its visibility
+ * timeout.
  */
-import type { MSKEvent, SelfManagedKafkaEvent, SQSBatchResponse, SQSMessageAttributes } from 'aws-lambda';
-import { KAFKA_EVENT_SOURCE, kafkaPartitionKey, kafkaRecordId } from '../../contract/sources';
+import type { MSKEvent, SelfManagedKafkaEvent, SQSMessageAttributes } from 'aws-lambda';
+import {
+  KAFKA_EVENT_SOURCE,
+  type KafkaBatchResponse,
+  kafkaPartitionKey,
+  kafkaRecordId,
+} from '../../contract/sources';
 import type { SourceQueuePort } from '../ports/consumer-ports';
 import type { EventSourcePort, InvocationClock, KafkaRecordDetails, SourceRecord } from '../ports/source';
 import { SourceEventError } from './errors';
@@ -40,11 +48,16 @@ export interface KafkaSourceOptions {
   /** Time kept back from a hand-back's wait, so the failure is answered before Lambda's deadline. */
   readonly marginMs: number;
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * The mapping reads partial batch responses (ReportBatchItemFailures, provisioned mode): held
+   * partitions are answered, not failed. @default false
+   */
+  readonly partialBatchResponse?: boolean;
 }
 
 /** The Kafka source's two faces: the event adapter, and the port the batch hands records back through. */
 export function kafkaSource(options: KafkaSourceOptions): {
-  readonly port: EventSourcePort<KafkaEvent, SQSBatchResponse>;
+  readonly port: EventSourcePort<KafkaEvent, KafkaBatchResponse>;
   readonly queue: SourceQueuePort;
 } {
   // One invocation at a time per execution environment: the longest wait a hand-back asked for.
@@ -56,7 +69,7 @@ export function kafkaSource(options: KafkaSourceOptions): {
     // The mapping commits what the invocation acknowledges when it returns; nothing to do sooner.
     acknowledge: async () => undefined,
   };
-  const port: EventSourcePort<KafkaEvent, SQSBatchResponse> = {
+  const port: EventSourcePort<KafkaEvent, KafkaBatchResponse> = {
     records: (event) => {
       holdSeconds = 0;
       return kafkaRecords(event, options.cluster);
@@ -66,6 +79,7 @@ export function kafkaSource(options: KafkaSourceOptions): {
       holdSeconds = 0;
       if (stay.length === 0) return { batchItemFailures: [] };
       if (waitMs > 0) await options.sleep(waitMs);
+      if (options.partialBatchResponse === true) return { batchItemFailures: resumePoints(stay) };
       throw new RecordsHeldError(stay.map(({ messageId }) => messageId));
     },
   };
@@ -154,6 +168,22 @@ function isKafkaEvent(event: unknown): event is KafkaEvent {
     typeof candidate.records === 'object' &&
     candidate.records !== null
   );
+}
+
+/** Where each partition with a record that stays resumes: its first such record (offset order). */
+function resumePoints(stay: readonly SourceRecord[]): KafkaBatchResponse['batchItemFailures'] {
+  const first = new Map<string, number>();
+  for (const record of stay) {
+    const { topic, partition, offset } = kafkaDetailsOf(record);
+    const key = kafkaPartitionKey(topic, partition);
+    first.set(key, Math.min(offset, first.get(key) ?? offset));
+  }
+  return [...first].map(([partition, offset]) => ({ itemIdentifier: { partition, offset } }));
+}
+
+function kafkaDetailsOf(record: SourceRecord): KafkaRecordDetails {
+  if (record.kafka === undefined) throw new Error(`record ${record.messageId} is no Kafka record`);
+  return record.kafka;
 }
 
 /** `topic-partition-offset` ids -> the first of each partition, for the error's message. */

@@ -4,7 +4,7 @@
  * the runner names in FAULT_PLAN_ENV. It lives here, bundled by fault-run.ts, so that the deployed
  * handler holds no fault code at all.
  */
-import type { SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import * as processor from 'pq-user-processor';
 import { ENV } from '../../contract/env';
 import { MESSAGE_KEY_ATTRIBUTE } from '../../contract/message-attributes';
@@ -36,7 +36,8 @@ export const handler: SqsHandler = (event, context) => {
     const replayKey = record.messageAttributes[MESSAGE_KEY_ATTRIBUTE]?.stringValue;
     for (const key of [record.messageId, label, replayKey]) if (key) plan.learnLabel(key, label);
   }
-  return consume(event, context);
+  // An SQS event gets an SQS answer (a Kafka one is answered only to a Kafka event).
+  return consume(event, context) as Promise<SQSBatchResponse>;
 };
 
 /** A rehearsal message's label is its body's "id" (lambdas/demo/worker.ts). */

@@ -21,7 +21,11 @@ export function describeSchedule(schedule: Schedule): string[] {
       `${message.id}${describeRecord(message)}: ${message.scripts.length === 0 ? 'completes' : message.scripts.map(describeScript).join(' | ')}`,
   );
   return [
-    ...(schedule.kafka === undefined ? [] : [`Kafka topic of ${schedule.kafka.partitions} partition(s)`]),
+    ...(schedule.kafka === undefined
+      ? []
+      : [
+          `Kafka topic of ${schedule.kafka.partitions} partition(s)${schedule.kafka.partialBatchResponse === true ? ', partial batch responses (provisioned mode)' : ''}`,
+        ]),
     settings,
     ...messages,
     `events: ${schedule.events.map(describeEvent).join('; ') || 'none'} ; drain`,

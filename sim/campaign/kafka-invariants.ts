@@ -56,9 +56,11 @@ export function partitionOrderKept({ kafka }: Observation): CheckResult {
  * poll found it, no pause or stop was decided during it, no fault hit the environment's calls
  * (a retried write sleeps), and its records' work cannot have used up the time the time guard
  * keeps for one more (it hands back what the invocation has no time left for).
- * The work goes on; the commits cannot: Lambda commits a payload only when the invocation returns
- * normally, so the other partitions of a payload wait for the record that stays (and a crash
- * stops the records after it, whatever their partition). That is Lambda's mapping, not judged here.
+ * The work goes on; in on-demand mode the commits cannot: Lambda commits a payload only when the
+ * invocation returns normally, so the other partitions of a payload wait for the record that
+ * stays (and a crash stops the records after it, whatever their partition). That is Lambda's
+ * mapping, not judged here. In provisioned mode (partial batch responses) they need not wait: the
+ * consumer must answer where the held partition resumes, never fail the payload for it.
  */
 export function otherPartitionsNotHeld(observation: Observation): CheckResult {
   const { kafka } = observation;
@@ -66,8 +68,21 @@ export function otherPartitionsNotHeld(observation: Observation): CheckResult {
   const judged = kafka.log.invocations
     .map((invocation) => ({ invocation, looked: lookedAt(kafka, invocation) }))
     .filter(({ invocation, looked }) => looked.size > 0 && judgeable(observation, invocation));
-  const problems = judged.flatMap(({ invocation, looked }) => heldByAnother(invocation, looked));
+  const partial = observation.schedule.kafka?.partialBatchResponse === true;
+  const problems = judged.flatMap(({ invocation, looked }) => [
+    ...heldByAnother(invocation, looked),
+    ...(partial ? failedForAHeldRecord(invocation) : []),
+  ]);
   return { applicable: judged.length > 0, problems: problems.slice(0, 3) };
+}
+
+/** Provisioned mode: a payload failed whole for records that stay holds its other partitions too. */
+function failedForAHeldRecord(invocation: KafkaInvocationLog): string[] {
+  return invocation.result === 'function-error' && invocation.held !== undefined
+    ? [
+        `${invocation.envId} failed its payload for ${[...invocation.held].join(', ')} though the mapping reads partial batch responses: every partition of it was held`,
+      ]
+    : [];
 }
 
 function judgeable({ trace, schedule }: Observation, invocation: KafkaInvocationLog): boolean {

@@ -34,6 +34,8 @@ export function kafkaSchedule(draw: Draw, seed: number, scheduler: number): Sche
     ? outageEvents(draw, shape)
     : chaosEvents(draw, swarm, config, shape, messages.length);
   const answers = Array.from({ length: draw.int(1, 3) }, () => draw.pick(DECISIONS));
+  // Drawn last, so a seed's schedule is the one it was before provisioned mode existed, its mode aside.
+  const partialBatchResponse = draw.chance(0.4);
   return {
     seed,
     scheduler,
@@ -41,7 +43,11 @@ export function kafkaSchedule(draw: Draw, seed: number, scheduler: number): Sche
     messages,
     events,
     answers,
-    kafka: { partitions, ...(mixed ? { mixed } : {}) },
+    kafka: {
+      partitions,
+      ...(mixed ? { mixed } : {}),
+      ...(partialBatchResponse ? { partialBatchResponse } : {}),
+    },
   };
 }
 

@@ -83,6 +83,10 @@ export const BREAKS = {
     rule: KAFKA_WHAT_STAYS,
     what: 'The Kafka adapter answers a batch with records that stay as a success: the mapping commits past them.',
   },
+  'kafka-partial-response-withheld': {
+    rule: KAFKA_WHAT_STAYS,
+    what: 'With partial batch responses on (provisioned mode), the Kafka adapter still fails a batch whole for a record that stays: every partition of its payload is held.',
+  },
   'kafka-partition-order-lost': {
     rule: KAFKA_ORDER,
     what: "A Kafka source is run as an unordered one: a partition's records run side by side, and past one that stays.",
@@ -250,17 +254,21 @@ export function plantedConfig<T extends Pick<ConsumerConfig, 'policy' | 'ordered
 
 /**
  * The Kafka adapter (lambdas/sources/kafka.ts) with its records mapped without the exact bytes,
- * without headers or grouped by topic, or with a held batch answered as a success.
+ * without headers or grouped by topic, with a held batch answered as a success, or failed whole
+ * though the mapping reads partial batch responses.
  */
 export function plantedKafkaSource(actual: typeof kafkaSource): typeof kafkaSource {
   return (options) => {
-    const source = actual(options);
+    const withheld = planted.defect === 'kafka-partial-response-withheld';
+    const source = actual(withheld ? { ...options, partialBatchResponse: false } : options);
     const port: typeof source.port = {
       records: (event) => source.port.records(event).map(plantedKafkaRecord),
       respond: async (stay, context) => {
         if (planted.defect !== 'kafka-held-batch-acknowledged') return source.port.respond(stay, context);
         try {
-          return await source.port.respond(stay, context);
+          // A partial answer naming where held partitions resume is dropped as well.
+          await source.port.respond(stay, context);
+          return { batchItemFailures: [] };
         } catch (error) {
           // By name: a value import of the adapter here would be the mock's own factory importing it.
           if ((error as Error).name === 'RecordsHeldError') return { batchItemFailures: [] };

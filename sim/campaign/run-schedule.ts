@@ -9,6 +9,7 @@
  * to partitions, and its polls, duplicates, replays and drain go through the topic.
  */
 import { DEFAULTS } from '../../contract/defaults';
+import { ENV } from '../../contract/env';
 import type { StoredRecord } from '../world/memory-quarantine';
 import { scriptedProcessor } from '../world/scripted-processor';
 import { World } from '../world/world';
@@ -51,7 +52,10 @@ export async function runSchedule(schedule: Schedule, plant?: PlantedBug): Promi
   const outside = new TracedOutside(() => world, trace);
   const world: World = new World({
     ...(schedule.kafka === undefined ? {} : { source: 'kafka' as const }),
-    env: consumerEnvironment(schedule.config),
+    env: {
+      ...consumerEnvironment(schedule.config),
+      ...(schedule.kafka?.partialBatchResponse === true ? { [ENV.kafkaPartialBatchResponse]: 'true' } : {}),
+    },
     processorFor: (env) =>
       tapProcessor(
         scriptedProcessor(env, world, outside, (message) => {

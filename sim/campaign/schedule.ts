@@ -147,6 +147,12 @@ export interface Schedule {
      * left in one invocation. @default - one invocation per partition
      */
     readonly mixed?: boolean;
+    /**
+     * Provisioned mode: the mapping reads partial batch responses, and the consumer answers where
+     * each held partition resumes instead of failing the payload (PQ_KAFKA_PARTIAL_BATCH_RESPONSE).
+     * @default - on-demand mode
+     */
+    readonly partialBatchResponse?: boolean;
   };
 }
 

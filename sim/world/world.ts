@@ -9,7 +9,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { ENV } from '../../contract/env';
-import { SOURCE_KIND, type SourceKind } from '../../contract/sources';
+import { kafkaItemRecordId, kafkaRecordId, SOURCE_KIND, type SourceKind } from '../../contract/sources';
 import { CallMeter } from '../../lambdas/consumer/call-meter';
 import { consumerHandler } from '../../lambdas/consumer/create-consumer';
 import type { ConsumerDeps } from '../../lambdas/consumer/deps';
@@ -187,6 +187,7 @@ export class World {
             cluster: config.kafka.cluster,
             marginMs: timeMarginMs(config.policy.attemptTimeoutSeconds),
             sleep: (ms) => this.pass(env, ms),
+            partialBatchResponse: config.kafka.partialBatchResponse,
           });
     const deps: ConsumerDeps = {
       ...ports,
@@ -252,6 +253,24 @@ export class World {
   }
 
   /** One invocation with the source's own event (a Kafka event: sim/world/kafka-mapping.ts). */
+  /**
+   * What a normal return leaves at the source, as Lambda reads the answer: the SQS messages it
+   * names; on Kafka, nothing unless the mapping reads partial batch responses (the construct turns
+   * both on together), then each named partition from the named offset, and the whole batch when
+   * an identifier is malformed or names no record of the batch.
+   */
+  private failedOf(
+    event: SQSEvent | KafkaEvent,
+    response: { readonly batchItemFailures: readonly { readonly itemIdentifier: unknown }[] },
+  ): string[] {
+    const identifiers = response.batchItemFailures.map((failure) => failure.itemIdentifier);
+    if (this.config.kafka === undefined) return identifiers as string[];
+    if (!this.config.kafka.partialBatchResponse) return [];
+    const ids = recordIdsOf(event);
+    const named = identifiers.map(kafkaItemRecordId);
+    return named.every((id) => id !== undefined && ids.includes(id)) ? (named as string[]) : ids;
+  }
+
   async invokeWith(
     env: ExecutionEnvironment & { readonly handle: Handle },
     event: SQSEvent | KafkaEvent,
@@ -260,10 +279,7 @@ export class World {
     env.deadline = this.clock.now() + this.config.policy.attemptTimeoutSeconds * 1000;
     const context = { getRemainingTimeInMillis: () => Math.max(0, env.deadline - this.clock.now()) };
     const run = (env.handle as AnyHandle)(event, context).then(
-      (response): InvocationResult => ({
-        kind: 'returned',
-        failed: response.batchItemFailures.map((failure) => failure.itemIdentifier),
-      }),
+      (response): InvocationResult => ({ kind: 'returned', failed: this.failedOf(event, response) }),
       (error: unknown): InvocationResult => ({ kind: 'function-error', error }),
     );
     // Lambda kills an invocation still running at its deadline: no code of it runs after that.
@@ -299,6 +315,14 @@ export class World {
   }
 }
 
+/** The ids of an event's records: SQS messages, or Kafka records (`topic-partition-offset`). */
+function recordIdsOf(event: SQSEvent | KafkaEvent): string[] {
+  if ('Records' in event) return event.Records.map((record) => record.messageId);
+  return Object.values(event.records).flatMap((records) =>
+    records.map((record) => kafkaRecordId(record.topic, record.partition, record.offset)),
+  );
+}
+
 export type Handle = (
   event: SQSEvent,
   context: { getRemainingTimeInMillis(): number },
@@ -306,7 +330,7 @@ export type Handle = (
 type AnyHandle = (
   event: SQSEvent | KafkaEvent,
   context: { getRemainingTimeInMillis(): number },
-) => ReturnType<Handle>;
+) => Promise<{ readonly batchItemFailures: readonly { readonly itemIdentifier: unknown }[] }>;
 
 function toRecord(message: {
   readonly messageId: string;

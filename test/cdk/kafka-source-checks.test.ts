@@ -48,6 +48,10 @@ const SOURCES: [string, (stack: Stack) => Partial<PoisonQuarantineProps>][] = [
   ],
   ['a self-managed cluster in a VPC', (stack) => ({ kafka: selfManagedSource(stack) })],
   [
+    'MSK with provisioned pollers and partial batch responses',
+    () => ({ kafka: { ...mskSource(), provisionedPollerConfig: { minimumPollers: 1, maximumPollers: 3 } } }),
+  ],
+  [
     'a self-managed cluster on the internet, its secret known by name',
     (stack) => ({
       kafka: {
@@ -65,9 +69,10 @@ const SOURCES: [string, (stack: Stack) => Partial<PoisonQuarantineProps>][] = [
 
 /**
  * cfn-lint takes seconds a template: an MSK cluster known at deployment (its IAM ARNs built in
- * CloudFormation), MSK with a secret and a group, and a self-managed cluster in a VPC.
+ * CloudFormation), MSK with a secret and a group, a self-managed cluster in a VPC, and MSK in
+ * provisioned mode.
  */
-const LINTED = [SOURCES[1], SOURCES[2], SOURCES[3]] as typeof SOURCES;
+const LINTED = [SOURCES[1], SOURCES[2], SOURCES[3], SOURCES[4]] as typeof SOURCES;
 
 describe('cdk-nag AwsSolutions over pipelines reading a Kafka topic', () => {
   it.each(SOURCES)('has no unacknowledged findings: %s, with an operator role', (_, props) => {

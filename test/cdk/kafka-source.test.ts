@@ -98,6 +98,7 @@ describe('a pipeline reading a topic on Amazon MSK (IAM authentication, defaults
       [ENV.kafkaCluster]: CLUSTER_ARN,
       [ENV.kafkaTopic]: TOPIC,
       [ENV.kafkaMaxFailedProbes]: String(DEFAULTS.kafkaMaxFailedProbes),
+      [ENV.kafkaPartialBatchResponse]: 'false',
     });
     expect(Object.keys(variables).filter((name) => QUEUE_VARIABLES.includes(name))).toStrictEqual([]);
   });
@@ -307,6 +308,22 @@ describe('a pipeline reading a topic on Amazon MSK, its settings given', () => {
     expect(JSON.stringify(statementsOfRole(template, 'ConsumerRole'))).not.toContain(
       ':group/orders/0a1b2c3d-4e5f-6789-abcd-ef0123456789-3/*',
     );
+  });
+});
+
+describe('a pipeline reading a topic on Amazon MSK with provisioned pollers', () => {
+  const provisionedPollerConfig = { minimumPollers: 1, maximumPollers: 4 };
+  const { stack } = kafkaPipeline(() => ({ kafka: { ...mskSource(), provisionedPollerConfig } }));
+  const template = Template.fromStack(stack);
+
+  it('keeps the pollers and turns on partial batch responses, and tells the consumer to answer them', () => {
+    // Assess: the mapping reads the consumer's answer only with ReportBatchItemFailures, and the
+    // consumer answers only when told so: one prop sets both.
+    template.hasResourceProperties(MAPPING, {
+      ProvisionedPollerConfig: { MinimumPollers: 1, MaximumPollers: 4 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(consumerVariables(template)[ENV.kafkaPartialBatchResponse]).toBe('true');
   });
 });
 
@@ -535,6 +552,21 @@ describe('Kafka source prop validation', () => {
       /kafka\.maxFailedProbes must be an integer from 1 to 1000 \(given 1001\)/,
     ],
     ['a fraction of a probe', kafka({ maxFailedProbes: 2.5 }), /kafka\.maxFailedProbes .* \(given 2\.5\)/],
+    [
+      'no provisioned poller',
+      kafka({ provisionedPollerConfig: { minimumPollers: 0, maximumPollers: 2 } }),
+      /kafka\.provisionedPollerConfig\.minimumPollers must be an integer from 1 to 200 \(given 0\)/,
+    ],
+    [
+      'more pollers than Lambda provisions',
+      kafka({ provisionedPollerConfig: { minimumPollers: 1, maximumPollers: 2001 } }),
+      /kafka\.provisionedPollerConfig\.maximumPollers must be an integer from 1 to 2000 \(given 2001\)/,
+    ],
+    [
+      'a minimum above the maximum',
+      kafka({ provisionedPollerConfig: { minimumPollers: 3, maximumPollers: 2 } }),
+      /kafka\.provisionedPollerConfig\.minimumPollers must not exceed maximumPollers \(given 3 and 2\)/,
+    ],
     [
       'an authentication method without a secret',
       kafka({ authenticationMethod: AuthenticationMethod.SASL_SCRAM_256_AUTH }),

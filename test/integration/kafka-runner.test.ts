@@ -12,7 +12,12 @@ import { UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { Admin, Producer } from '@platformatic/kafka';
 import type { Context, MSKEvent, SelfManagedKafkaEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KAFKA_EVENT_SOURCE, kafkaPartitionKey, kafkaRecordId } from '../../contract/sources';
+import {
+  KAFKA_EVENT_SOURCE,
+  kafkaItemRecordId,
+  kafkaPartitionKey,
+  kafkaRecordId,
+} from '../../contract/sources';
 import { type AwsClients, createClients } from '../../lambdas/adapters/clients';
 import { type KafkaBroker, startKafka } from '../../tools/kafka/broker';
 import { LOCAL_CREDENTIALS, type LocalAws, startLocalAws } from '../../tools/local-aws/moto';
@@ -24,7 +29,7 @@ import {
   startKafkaRunner,
 } from '../../tools/local-aws/runner';
 import * as lambdaNames from '../../tools/local-aws/runner/kafka-event';
-import { settleKafkaBatch } from '../../tools/local-aws/runner/kafka-settle';
+import { kafkaIdentifier, settleKafkaBatch } from '../../tools/local-aws/runner/kafka-settle';
 import { createDecoyMapping } from './fixtures/decoy-mapping';
 import { waitFor } from './fixtures/runner-harness';
 
@@ -428,7 +433,7 @@ describe('the Kafka runner commits only what the function finished', () => {
     ]);
 
     // Act
-    const started = await startRunner(topic);
+    const started = await startRunner(topic, { reportBatchItemFailures: true });
     const results = collect(started, 'result');
     await committed(started, { [`${topic}-0`]: 5 });
 
@@ -454,7 +459,11 @@ describe('the Kafka runner commits only what the function finished', () => {
   });
 
   it.each([
-    ['an empty itemIdentifier', 'bad-id', 'invalid itemIdentifier ""'],
+    [
+      'an SQS-style itemIdentifier (a record id, not a partition and offset)',
+      'bad-id',
+      'invalid itemIdentifier "',
+    ],
     ['an identifier of no record of the batch', 'unknown-id', 'is not a message of this batch'],
   ])('delivers the whole batch again for %s', async (_, action, reason) => {
     // Prepare
@@ -465,7 +474,7 @@ describe('the Kafka runner commits only what the function finished', () => {
     ]);
 
     // Act
-    const started = await startRunner(topic);
+    const started = await startRunner(topic, { reportBatchItemFailures: true });
     const results = collect(started, 'result');
     await committed(started, { [`${topic}-2`]: 2 });
 
@@ -664,9 +673,12 @@ describe('the Kafka runner following its mapping in the local AWS', () => {
 
 describe("Lambda's Kafka partial batch response rules", () => {
   const records = [5n, 6n, 7n, 8n].map((offset) => ({ id: `t-0-${offset}`, offset }));
+  const failed = (...offsets: number[]) => ({
+    batchItemFailures: offsets.map((offset) => ({ itemIdentifier: { partition: 't-0', offset } })),
+  });
 
   it('commits past the whole batch when nothing failed', () => {
-    expect(settleKafkaBatch(records, { batchItemFailures: [] })).toStrictEqual({
+    expect(settleKafkaBatch(records, { batchItemFailures: [] }, true)).toStrictEqual({
       kind: 'settled',
       commitTo: 9n,
       committed: ['t-0-5', 't-0-6', 't-0-7', 't-0-8'],
@@ -675,8 +687,7 @@ describe("Lambda's Kafka partial batch response rules", () => {
   });
 
   it('commits up to the lowest failed offset, whatever order the failures are listed in', () => {
-    const response = { batchItemFailures: [{ itemIdentifier: 't-0-8' }, { itemIdentifier: 't-0-6' }] };
-    expect(settleKafkaBatch(records, response)).toStrictEqual({
+    expect(settleKafkaBatch(records, failed(8, 6), true)).toStrictEqual({
       kind: 'settled',
       commitTo: 6n,
       committed: ['t-0-5'],
@@ -684,11 +695,33 @@ describe("Lambda's Kafka partial batch response rules", () => {
     });
   });
 
-  it('fails the whole batch for an unknown identifier', () => {
-    expect(settleKafkaBatch(records, { batchItemFailures: [{ itemIdentifier: 't-1-5' }] })).toStrictEqual({
+  it('reads no answer without ReportBatchItemFailures (on-demand mode): the batch succeeded', () => {
+    expect(settleKafkaBatch(records, failed(6), false)).toMatchObject({ kind: 'settled', commitTo: 9n });
+  });
+
+  it.each([
+    [
+      'a partition of no record of the batch',
+      { partition: 't-1', offset: 5 },
+      'is not a message of this batch',
+    ],
+    ['an SQS-style record id', 't-0-6', 'invalid itemIdentifier "t-0-6"'],
+    ['a negative offset', { partition: 't-0', offset: -1 }, 'invalid itemIdentifier'],
+  ])('fails the whole batch for %s', (_, itemIdentifier, reason) => {
+    expect(settleKafkaBatch(records, { batchItemFailures: [{ itemIdentifier }] }, true)).toStrictEqual({
       kind: 'whole-batch-failed',
-      reason: 'itemIdentifier t-1-5 is not a message of this batch',
+      reason: expect.stringContaining(reason),
     });
+  });
+
+  it.each([
+    { partition: 'orders-0', offset: 4 },
+    { partition: 'orders-0', offset: 1.5 },
+    { partition: 0, offset: 4 },
+    'orders-0-4',
+    null,
+  ])('reads the item identifier %j as contract/sources.ts does', (identifier) => {
+    expect(kafkaIdentifier(identifier)).toBe(kafkaItemRecordId(identifier));
   });
 
   it("names records and partitions as contract/sources.ts does (the local AWS spells Lambda's names itself)", () => {

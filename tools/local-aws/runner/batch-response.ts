@@ -16,7 +16,21 @@ export type BatchSettlement =
   | { readonly kind: 'partial'; readonly failed: readonly string[]; readonly succeeded: readonly string[] }
   | { readonly kind: 'whole-batch-failed'; readonly reason: string };
 
-export function settleBatch(messageIds: readonly string[], response: unknown): BatchSettlement {
+/**
+ * What an `itemIdentifier` names: the id of a record of the batch's kind, or undefined when it is
+ * no identifier of that kind (which fails the whole batch).
+ */
+export type IdentifierReader = (identifier: unknown) => string | undefined;
+
+/** An SQS message id: a non-empty string. */
+export const sqsIdentifier: IdentifierReader = (identifier) =>
+  typeof identifier === 'string' && identifier !== '' ? identifier : undefined;
+
+export function settleBatch(
+  messageIds: readonly string[],
+  response: unknown,
+  read: IdentifierReader = sqsIdentifier,
+): BatchSettlement {
   const failures = batchItemFailuresOf(response);
   if (failures === undefined) return { kind: 'partial', failed: [], succeeded: [...messageIds] };
   if (!Array.isArray(failures)) {
@@ -25,11 +39,12 @@ export function settleBatch(messageIds: readonly string[], response: unknown): B
   const inBatch = new Set(messageIds);
   const failed = new Set<string>();
   for (const item of failures) {
-    const identifier = isRecord(item) ? item.itemIdentifier : undefined;
-    if (typeof identifier !== 'string' || identifier === '') {
+    const raw = isRecord(item) ? item.itemIdentifier : undefined;
+    const identifier = read(raw);
+    if (identifier === undefined) {
       return {
         kind: 'whole-batch-failed',
-        reason: `invalid itemIdentifier ${JSON.stringify(identifier) ?? 'undefined'}`,
+        reason: `invalid itemIdentifier ${JSON.stringify(raw) ?? 'undefined'}`,
       };
     }
     if (!inBatch.has(identifier)) {
@@ -47,11 +62,17 @@ export function settleBatch(messageIds: readonly string[], response: unknown): B
   };
 }
 
-/** The identifiers exactly as the handler listed them (for reporting, before validation). */
-export function listedIdentifiers(response: unknown): string[] {
+/**
+ * The identifiers the handler listed, for reporting before validation: the record each names, or
+ * as given when it names none.
+ */
+export function listedIdentifiers(response: unknown, read: IdentifierReader = sqsIdentifier): string[] {
   const failures = batchItemFailuresOf(response);
   if (!Array.isArray(failures)) return [];
-  return failures.map((item) => String(isRecord(item) ? item.itemIdentifier : item));
+  return failures.map((item) => {
+    const raw = isRecord(item) ? item.itemIdentifier : item;
+    return read(raw) ?? (typeof raw === 'string' ? raw : String(JSON.stringify(raw)));
+  });
 }
 
 /** `undefined` when the response carries no list at all (null counts as none). */

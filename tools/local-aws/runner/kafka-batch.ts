@@ -6,14 +6,13 @@
  * a timeout also replaces the slot's environment (a cold start next time).
  */
 import { randomUUID } from 'node:crypto';
-import { listedIdentifiers } from './batch-response';
 import type { EnvironmentPool } from './environment-pool';
 import type { InvocationOutcome } from './execution-environment';
 import { type FunctionIdentity, functionArnOf } from './function-identity';
 import { buildKafkaEvent, type FetchedRecord, type KafkaEventSource, kafkaRecordId } from './kafka-event';
 import type { KafkaSource } from './kafka-io';
 import type { PartitionState } from './kafka-partition';
-import { settleKafkaBatch } from './kafka-settle';
+import { listedKafkaIdentifiers, settleKafkaBatch } from './kafka-settle';
 import type { KafkaRunnerEventName, KafkaRunnerEvents, KafkaRunnerStats } from './kafka-types';
 import { pause } from './pause';
 import type { EndedRef } from './types';
@@ -39,6 +38,8 @@ export interface BatchInvokerDeps {
   readonly identity: FunctionIdentity;
   readonly eventSource: KafkaEventSource;
   readonly functionTimeoutMs: number;
+  /** The mapping reads partial batch responses (KafkaRunnerOptions.reportBatchItemFailures). */
+  readonly reportBatchItemFailures: boolean;
   readonly pool: EnvironmentPool;
   /** The group's client, once joined. */
   readonly source: () => KafkaSource | undefined;
@@ -120,10 +121,11 @@ export class BatchInvoker {
     records: FetchedRecord[],
     response: unknown,
   ): Promise<void> {
-    const batchItemFailures = listedIdentifiers(response);
+    const batchItemFailures = listedKafkaIdentifiers(response);
     const settlement = settleKafkaBatch(
       records.map((record, index) => ({ id: ref.messageIds[index], offset: record.offset })),
       response,
+      this.deps.reportBatchItemFailures,
     );
     if (settlement.kind === 'whole-batch-failed') {
       this.deps.counters.recordsRedelivered += records.length;

@@ -107,6 +107,7 @@ class Runner {
       identity: this.identity,
       eventSource: this.eventSource,
       functionTimeoutMs: options.functionTimeoutMs,
+      reportBatchItemFailures: options.reportBatchItemFailures ?? false,
       pool: this.pool,
       source: () => this.source,
       counters: this.counters,

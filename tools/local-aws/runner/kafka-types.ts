@@ -60,6 +60,12 @@ export interface KafkaRunnerOptions extends FunctionOptions {
    */
   readonly maximumConcurrency: number;
   /**
+   * The mapping's FunctionResponseTypes hold ReportBatchItemFailures (provisioned mode): a normal
+   * return's `batchItemFailures` are read (kafka-settle.ts); without it the batch is committed.
+   * @default false
+   */
+  readonly reportBatchItemFailures?: boolean;
+  /**
    * When given (needs `clients`), the mapping's State, BatchSize, MaximumBatchingWindowInSeconds
    * and ScalingConfig.MaximumConcurrency drive the runner: disabled means no new fetches and no
    * new invocations, while those already under way finish and commit; enabled again resumes
