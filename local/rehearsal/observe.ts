@@ -8,6 +8,7 @@
 import type { LedgerEntry } from '../../lambdas/ports/ledger';
 import type { ConsumerLog, MeasuredCalls } from '../consumer-log';
 import type { IsolationTrialView } from './isolation-watch';
+import { renewedItsLease } from './lease-renewals';
 import type { OperatorRun } from './operator';
 import type { OutageTimeline } from './outage';
 import type { PipelineProbe } from './pipeline-probe';
@@ -55,6 +56,11 @@ export interface Observed {
   readonly roundTripsBeforeWork: number | null;
   /** Labels of the messages measured for the two figures above. */
   readonly healthyMessages: readonly string[];
+  /**
+   * Healthy messages left out of those figures: their record ran longer than a third of its
+   * attempt's lease (Kafka), so it renewed it, a write a quick record never makes (lease-renewals.ts).
+   */
+  readonly slowHealthyMessages: readonly string[];
   /** Labels that completed with no quarantine record: nobody had to look at them. */
   readonly completedWithoutPerson: readonly string[];
   readonly quarantine: readonly QuarantineLabel[];
@@ -124,7 +130,9 @@ export async function observe(input: ObserveInput): Promise<Observed> {
     return item ? [{ key, id: labels.get(key) as string, item }] : [];
   });
   const quarantinedKeys = new Set(records.map((record) => record.messageKey));
-  const healthy = healthyMessages(input, items);
+  const plain = healthyMessages(input, items);
+  const slow = (key: string) => renewedItsLease(items.get(key), input.scenario.consumerTimeoutSeconds);
+  const healthy = plain.filter((message) => !slow(message.key));
   const calls = maxCalls(healthy.map((message) => message.calls));
   const operations = wantsOperations(input.scenario)
     ? await operationsFigures(input.probe, entries, records)
@@ -140,6 +148,7 @@ export async function observe(input: ObserveInput): Promise<Observed> {
     callsPerHealthyMessage: calls,
     roundTripsBeforeWork: calls === null ? null : calls.dynamodbWrites + calls.dynamodbReads - 1,
     healthyMessages: healthy.map((message) => message.id),
+    slowHealthyMessages: plain.filter((message) => slow(message.key)).map((message) => message.id),
     completedWithoutPerson: entries
       .filter(({ key, item }) => item.state === 'completed' && !quarantinedKeys.has(key))
       .map(({ id }) => id),
@@ -223,7 +232,7 @@ function healthyMessages(input: ObserveInput, items: ReadonlyMap<string, LedgerE
       lines.length === 1 &&
       lines[0].outcome.kind === 'completed' &&
       lines[0].at < (input.firstTrialAt ?? Number.POSITIVE_INFINITY);
-    return healthy ? [{ id, calls: lines[0].calls }] : [];
+    return healthy ? [{ key, id, calls: lines[0].calls }] : [];
   });
 }
 

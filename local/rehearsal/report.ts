@@ -181,7 +181,18 @@ function floorLines(run: ScenarioRun, verdict: Verdict): string[] {
     `  ${pad('', 7)}${pad('SQS / Step Functions calls', FIGURE_WIDTH)}${pad('(no floor)', EXPECTED_WIDTH)}${calls.sqs} / ${calls.sfn}`,
     `  round trips before work: ${run.observed.roundTripsBeforeWork} (derived, not timed: the consumer logs calls per record, not`,
     "  when the work starts; a healthy message's only call after its work is the completion write, so the rest came before it)",
+    ...slowLine(run.observed.slowHealthyMessages),
   ];
+}
+
+/** Says so when the machine was too slow for some healthy messages to be measured. */
+function slowLine(slow: readonly string[]): string[] {
+  return slow.length === 0
+    ? []
+    : [
+        `  left out as too slow to measure on this machine: ${slow.join(', ')} (each ran longer than a third of its`,
+        "  attempt's lease and renewed it, a write a quick record never makes)",
+      ];
 }
 
 function failedBlock(result: Extract<ScenarioResult, { kind: 'failed' }>): string {
@@ -358,6 +369,7 @@ function observedJson(observed: Observed) {
     callsPerHealthyMessage: observed.callsPerHealthyMessage,
     roundTripsBeforeWork: observed.roundTripsBeforeWork,
     healthyMessages: observed.healthyMessages,
+    slowHealthyMessages: observed.slowHealthyMessages,
     completedWithoutPerson: observed.completedWithoutPerson,
     quarantine: observed.quarantine,
     messages: observed.messages,

@@ -252,7 +252,6 @@ export class World {
     return this.invokeWith(env, { Records: records } as SQSEvent);
   }
 
-  /** One invocation with the source's own event (a Kafka event: sim/world/kafka-mapping.ts). */
   /**
    * What a normal return leaves at the source, as Lambda reads the answer: the SQS messages it
    * names; on Kafka, nothing unless the mapping reads partial batch responses (the construct turns
@@ -271,6 +270,7 @@ export class World {
     return named.every((id) => id !== undefined && ids.includes(id)) ? (named as string[]) : ids;
   }
 
+  /** One invocation with the source's own event (a Kafka event: sim/world/kafka-mapping.ts). */
   async invokeWith(
     env: ExecutionEnvironment & { readonly handle: Handle },
     event: SQSEvent | KafkaEvent,

@@ -336,6 +336,7 @@ describe('the judge and the report', () => {
     callsPerHealthyMessage: null,
     roundTripsBeforeWork: null,
     healthyMessages: [],
+    slowHealthyMessages: [],
     completedWithoutPerson: ['M1'],
     quarantine: [],
     messages: [],
