@@ -115,10 +115,10 @@ export function decideDelivery(
 /**
  * An item an operator reset for a replay belongs to that replay: only deliveries with its mark
  * start, retry or settle attempts in the generation (issue 38); an item never reset, only
- * deliveries without one (the consumer ignores a mark no reset made before it asks here). A delivery of the original
- * (Kafka redelivers a failed batch from its first uncommitted offset, SQS may deliver twice) is
- * a duplicate: its work ended in the quarantine being replayed. Another message under the key is
- * kept apart as a collision, as after a completion.
+ * deliveries without one (the consumer ignores a mark no reset made before it asks here). A
+ * delivery of the original (Kafka redelivers a failed batch from its first uncommitted offset,
+ * SQS may deliver twice) is a duplicate: its work ended in the quarantine being replayed. Another
+ * message under the key is kept apart as a collision, as after a completion.
  */
 function notTheReplay(previous: LedgerItem, delivered: Delivered): DeliveryDecision {
   return isOtherMessage(previous, delivered)
